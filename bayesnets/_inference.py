@@ -21,7 +21,9 @@ import numpy as np
 import pandas as pd
 
 from coherence._validation import as_dataframe
+from coherence._validation import listed
 from coherence._validation import param_error
+from coherence._validation import plain_repr
 
 from ._network import Network
 from ._network import as_network
@@ -201,7 +203,7 @@ def _evidence_codes(net: Network, df: pd.DataFrame, owner: str,
     columns = list(df.columns)
     for c in columns:
         if not isinstance(c, str) or c not in net.index:
-            known = ", ".join(net.variables[:40]) + (", ..." if len(net.variables) > 40 else "")
+            known = listed(net.variables, 40)
             raise ValueError(f"{owner}: evidence column {c!r} is not a variable of network "
                              f"'{net.name}'; its variables: {known}.")
         if c in exclude:
@@ -503,7 +505,7 @@ def auxiliary(model: Any, target: str, evidence: Any, z: str, *,
             "column names each evidence row by its label, so rows sharing one would be "
             "told apart by nothing; e.g. evidence.reset_index(drop=True), or "
             "pd.concat(..., ignore_index=True))", f"{len(twice)} label(s) used more than "
-            f"once: {', '.join(map(repr, twice[:5]))}{', ...' if len(twice) > 5 else ''}"))
+            f"once: {listed(twice, show=plain_repr)}"))
     net.check_variable(z, "z", owner)
     if z == target:
         raise ValueError(param_error("z", owner, "a variable other than the target", z))

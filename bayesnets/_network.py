@@ -29,7 +29,9 @@ from coherence._validation import as_dataframe
 from coherence._validation import check_case_distinct
 from coherence._validation import check_int
 from coherence._validation import is_bool
+from coherence._validation import listed
 from coherence._validation import param_error
+from coherence._validation import plain_repr
 from coherence._validation import require_columns
 
 __all__ = ["BUNDLED_NETWORKS", "Network", "as_network", "fit", "load"]
@@ -215,7 +217,7 @@ class Network:
     def check_variable(self, variable: Any, name: str, owner: str) -> str:
         """Raise ValueError naming ``variable`` unless the network has it."""
         if not isinstance(variable, str) or variable not in self.index:
-            known = ", ".join(self.variables[:40]) + (", ..." if len(self.variables) > 40 else "")
+            known = listed(self.variables, 40)
             raise ValueError(param_error(name, owner, f"a variable of network '{self.name}' "
                                          f"({known})", variable))
         return variable
@@ -278,7 +280,7 @@ class Network:
         if missing:
             raise ValueError(param_error("model", "Network.from_pgmpy",
                                          "a network with a CPD for every node",
-                                         f"no CPD for {', '.join(map(str, missing[:5]))}"))
+                                         f"no CPD for {listed(missing)}"))
         order = _topological_order(
             list(model.nodes()), {v: tuple(cpds[v].variables[1:]) for v in cpds})
         states = {}
@@ -294,16 +296,16 @@ class Network:
                 # the CPD may list a parent's states in another order than the parent's own
                 # CPD: its axis follows its labels (read in the parent's order, it would
                 # silently swap the columns), and other states are an error
-                listed = list(cpd.state_names[p])
-                if listed != list(states[p]):
+                named = list(cpd.state_names[p])
+                if named != list(states[p]):
                     # matched as text: a CPD may name the parent's state 1 as '1'
-                    text = [str(x) for x in listed]
+                    text = [str(x) for x in named]
                     own = [str(x) for x in states[p]]
                     if sorted(text) != sorted(own) or len(set(text)) != len(text):
                         raise ValueError(param_error(
                             "model", "Network.from_pgmpy", f"a network whose CPD of {v!r} "
                             f"lists the states of its parent {p!r} as {p!r}'s own CPD does "
-                            f"({list(states[p])})", listed))
+                            f"({list(states[p])})", named))
                     table = np.take(table, [text.index(x) for x in own], axis=axis)
             _check_cpt(table, v, parents[v], states)
             # BIF files print CPTs rounded (alarm's columns sum to 1 +- 1e-7): renormalise so
@@ -508,7 +510,7 @@ def _fit_iv(data: Any, edges: Any, min_support: Any) -> tuple[pd.DataFrame, list
     for v in order:
         missing = np.flatnonzero(df[v].isna().to_numpy())
         if len(missing):
-            shown = ", ".join(repr(df.index[i]) for i in missing[:5])
+            shown = listed(df.index[missing], show=plain_repr)
             raise ValueError(f"Column '{v}' (input to fit) must not contain missing values; "
                              f"{len(missing)} offending rows (first: {shown}).")
         if not pd.api.types.is_float_dtype(df[v].dtype):

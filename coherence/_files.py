@@ -9,6 +9,8 @@ import csv
 from pathlib import Path
 from typing import Any
 
+from ._validation import listed
+
 __all__ = ["index_as_columns", "lines_of_another_width"]
 
 
@@ -39,10 +41,9 @@ def lines_of_another_width(path: Path, sep: str, width: int) -> str | None:
                 bad.append((reader.line_num, n))
     if not bad:
         return None
-    shown = ", ".join(f"line {line} ({n} values)" for line, n in bad[:5])
-    more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+    shown = listed([f"line {line} ({n} values)" for line, n in bad], counted=True)
     verb = "holds" if len(bad) == 1 else "hold"
-    return (f"its header names {width} columns, and {shown}{more} {verb} another number of "
+    return (f"its header names {width} columns, and {shown} {verb} another number of "
             "values (a value without a column, or a line cut short: they would be read into "
             "the wrong columns or left missing); write one value per column on every line")
 

@@ -38,6 +38,7 @@ from ._validation import check_float
 from ._validation import check_int
 from ._validation import column_error
 from ._validation import label_column
+from ._validation import listed
 from ._validation import no_missing
 from ._validation import nonempty
 from ._validation import param_error
@@ -534,8 +535,7 @@ def _warn_undefined(table: pd.DataFrame, test: str) -> None:
         return
     designs = [f"{int(c)} contexts x {int(r)} repetitions"
                for c, r in zip(none["n_contexts"], none["n_repetitions"], strict=True)]
-    shown = "; ".join(designs[:3]) + (f" and {len(designs) - 3} more" if len(designs) > 3
-                                      else "")
+    shown = listed(designs, 3, sep="; ", counted=True)
     warnings.warn(f"plan: {test} gave no p-value (NaN) on any of the "
                   f"{int(none['n_simulations'].iloc[0])} simulated studies of "
                   f"{len(designs)} design(s) ({shown}): their power 0 means the test "

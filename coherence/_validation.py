@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -42,6 +43,7 @@ __all__ = [
     "check_ids",
     "check_int",
     "check_resampling",
+    "collisions_text",
     "column_error",
     "finite_column",
     "flag_column",
@@ -53,6 +55,7 @@ __all__ = [
     "label_text",
     "label_values",
     "list_like_strings",
+    "listed",
     "narrow_float",
     "narrow_float_decimals",
     "no_missing",
@@ -61,6 +64,7 @@ __all__ = [
     "one_or_pair",
     "param_error",
     "plain_labels",
+    "plain_repr",
     "plain_value",
     "probability_array",
     "probability_column",
@@ -141,6 +145,11 @@ def plain_value(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
+def plain_repr(value: Any) -> str:
+    """``repr`` of :func:`plain_value`: ``'a'``, ``1.2``, never ``np.float64(1.2)``."""
+    return repr(plain_value(value))
+
+
 def plain_labels(value: Any) -> Any:
     """``value`` with every ``np.str_`` in it a plain ``str``, inside tuples, lists and
     dicts too; ``value`` itself when it holds none.
@@ -162,6 +171,27 @@ def plain_labels(value: Any) -> Any:
     return value
 
 
+def listed(values: Any, limit: int = MAX_ROWS_SHOWN, *, show: Callable[[Any], str] = str,
+           sep: str = ", ", counted: bool = False) -> str:
+    """The first ``limit`` of ``values`` (a sequence, index or array), each as ``show``
+    writes it, joined by ``sep``, then ``sep + "..."`` where some were left out (with
+    ``counted``, ``" and N more"``): how a message names what it cannot list in full.
+
+    Examples
+    --------
+    >>> listed(["a", "b", "c"], 2), listed([1, 2, 3], 2, show=repr, counted=True)
+    ('a, b, ...', '1, 2 and 1 more')
+    """
+    n_left = len(values) - limit
+    more = "" if n_left <= 0 else f" and {n_left} more" if counted else sep + "..."
+    return sep.join(show(v) for v in list(values[:limit])) + more
+
+
+def collisions_text(groups: Sequence[tuple[Any, ...]]) -> str:
+    """Groups of :func:`case_collisions` for a message: ``'Yes' / 'yes'; 1 / '1'``."""
+    return listed(groups, sep="; ", show=lambda g: " / ".join(map(plain_repr, g)))
+
+
 def check_ids(tables: Sequence[tuple[str, pd.DataFrame]], column: str, *, owner: str) -> None:
     """Raise when the id column ``column`` of the named tables holds ids that differ only
     in case, surrounding spaces or type (text against number): within one table
@@ -180,9 +210,8 @@ def check_ids(tables: Sequence[tuple[str, pd.DataFrame]], column: str, *, owner:
     for name, df in tables:
         labels = [plain_value(v) for v in df.index[df[column].isin(members).to_numpy()]]
         if labels:
-            shown = ", ".join(repr(v) for v in labels[:MAX_ROWS_SHOWN])
-            where.append(f"{name} row{'s' if len(labels) > 1 else ''} {shown}"
-                         f"{', ...' if len(labels) > MAX_ROWS_SHOWN else ''}")
+            where.append(f"{name} row{'s' if len(labels) > 1 else ''} "
+                         f"{listed(labels, show=repr)}")
     names = " and ".join(name for name, _ in tables)
     raise ValueError(
         f"Column '{column}' (input to {owner}) must write each id one way in {names}, "
@@ -218,7 +247,7 @@ def nonempty(df: pd.DataFrame, *, name: str = "data", owner: str = "this functio
     """Raise ``ValueError`` for a table without rows (a header-only CSV, a filter that
     matched nothing): a statistic of nothing is not an answer."""
     if len(df) == 0:
-        cols = ", ".join(str(c) for c in list(df.columns)[:20])
+        cols = listed(df.columns, 20)
         raise ValueError(param_error(name, owner, "a table with at least one row",
                                      f"0 rows (columns: {cols or 'none'})"))
 
@@ -230,8 +259,7 @@ def unique_columns(df: pd.DataFrame, *, name: str = "data", owner: str = "this f
     dup = list(dict.fromkeys(plain_value(c) for c in df.columns[df.columns.duplicated()]))
     raise ValueError(param_error(
         name, owner, "a table whose column names are unique",
-        f"duplicated column {', '.join(repr(c) for c in dup[:MAX_ROWS_SHOWN])}"
-        f"{', ...' if len(dup) > MAX_ROWS_SHOWN else ''} "
+        f"duplicated column {listed(dup, show=repr)} "
         "(rename or drop the copies, e.g. df.loc[:, ~df.columns.duplicated()])"))
 
 
@@ -404,11 +432,10 @@ def check_case_distinct(df: pd.DataFrame, column: str, *, owner: str | None = No
         s = df[column]
         members = {v for g in clash for v in g}
         positions = np.flatnonzero(s.isin(members).to_numpy())
-        shown = "; ".join(" / ".join(repr(v) for v in g) for g in clash[:MAX_ROWS_SHOWN])
         raise _bad(column, f"hold labels that differ by more than case, surrounding spaces "
                    f"or type (text against number) "
-                   f"(found {shown}; make them one label)", df.index, positions, s.to_numpy(),
-                   owner)
+                   f"(found {collisions_text(clash)}; make them one label)", df.index,
+                   positions, s.to_numpy(), owner)
 
 
 def same_within(df: pd.DataFrame, values: Any, key: str | Sequence[str], column: str, *,
@@ -472,9 +499,7 @@ def require_columns(df: pd.DataFrame, columns: Mapping[str, str | None] | Iterab
     if missing:
         parts = [f"'{col}' (the '{role}' column)" if role != col else f"'{col}'"
                  for role, col in missing]
-        available = ", ".join(repr(c) for c in list(df.columns)[:20])
-        if len(df.columns) > 20:
-            available += ", ..."
+        available = listed(df.columns, 20, show=plain_repr)
         raise ValueError(
             f"{owner}: column {' and '.join(parts)} not found in data; "
             f"available columns: {available or 'none'}."
@@ -797,8 +822,7 @@ def same_index(owner: str, **values: Any) -> None:
 
 
 def _index_text(index: pd.Index) -> str:
-    shown = ", ".join(repr(plain_value(v)) for v in index[:MAX_ROWS_SHOWN])
-    return f"[{shown}{', ...' if len(index) > MAX_ROWS_SHOWN else ''}]"
+    return f"[{listed(index, show=plain_repr)}]"
 
 
 # --------------------------------------------------------------------------- parameters

@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from coherence import consistency_check
+    from coherence._validation import listed
 
     rows: list[dict[str, Any]] = []
     tables = []
@@ -114,9 +115,9 @@ def run(args: argparse.Namespace) -> int:
             f"flagged; low, high: {level}% bootstrap-t interval of the mean over tuples "
             f"({res.n_resamples} resamples); definition {res.definition}.")
     if few:
-        note += (f" Intervals from fewer than {_FEW_TUPLES} tuples ({', '.join(few[:3])}"
-                 f"{', ...' if len(few) > 3 else ''}) are unreliable: their upper ends can lie "
-                 "far above every violation seen; read the median and the share flagged.")
+        note += (f" Intervals from fewer than {_FEW_TUPLES} tuples ({listed(few, 3)}) "
+                 "are unreliable: their upper ends can lie far above every violation seen; "
+                 "read the median and the share flagged.")
     print("\n" + textwrap.fill(note, width=100))
     if args.csv:
         pd.concat(tables, ignore_index=True).to_csv(args.csv, index=False)

@@ -115,11 +115,13 @@ _ID_COLUMNS = ("context", "prompt", "repetition", "action", "variable", "state",
 def _one_model(pilot: Any, path: str) -> None:
     """A pilot of several models (or datasets) would be planned as one agent that is each
     of them by turns: refuse it, naming them."""
+    from coherence._validation import listed
+
     for col in _CELL_COLUMNS:
         if col in pilot.columns:
             values = sorted({str(v) for v in pilot[col].dropna()})
             if len(values) > 1:
-                shown = ", ".join(values[:6]) + (", ..." if len(values) > 6 else "")
+                shown = listed(values, 6)
                 raise UsageError(f"the pilot {path} holds {len(values)} values of {col!r} "
                                  f"({shown}); plan pools every row into one agent, so give it "
                                  f"the rows of one {col} (each planned on its own)")

@@ -90,11 +90,12 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from coherence import forecast_scores
+    from coherence._validation import listed
 
     data = read_table(args.forecasts)
     if len(data) == 0:
         raise UsageError(f"{args.forecasts} has no rows")
-    have = ", ".join(map(str, data.columns[:12]))
+    have = listed(data.columns, 12)
     for option in ("by", "question", "probability", "outcome", "cluster"):
         name = getattr(args, option)
         if name is not None and name not in data.columns:

@@ -138,11 +138,12 @@ def add_parser(sub: Any) -> None:
 def _check_columns(data: Any, args: argparse.Namespace, path: str) -> tuple[str, ...]:
     """Validate what the command line names against the file; return the cells' columns."""
     from coherence import TEST_NAMES
+    from coherence._validation import listed
 
     if len(data) == 0:
         raise UsageError(f"{path} has no rows")
     have = [str(c) for c in data.columns]
-    shown = ", ".join(have[:12]) + (", ..." if len(have) > 12 else "")
+    shown = listed(have, 12)
 
     def need(option: str, name: str) -> None:
         if name not in data.columns:
@@ -168,7 +169,7 @@ def _check_columns(data: Any, args: argparse.Namespace, path: str) -> tuple[str,
     for name in by:  # a blank cell label would be a cell of its own, named by nothing
         blank = data.index[data[name].isna().to_numpy()]
         if len(blank):
-            rows = ", ".join(str(r) for r in blank[:5]) + (", ..." if len(blank) > 5 else "")
+            rows = listed(blank)
             raise UsageError(f"the cell column {name!r} of {path} is blank on {len(blank)} "
                              f"row(s) (rows {rows}, counting from 0 after the header); fill "
                              "them in, or leave the column out of --by")
@@ -192,6 +193,7 @@ def _check_columns(data: Any, args: argparse.Namespace, path: str) -> tuple[str,
 def _check_action_labels(data: Any, args: argparse.Namespace, path: str) -> None:
     """Labels other than yes/no/defer, unmapped, would leave the decision tests blank."""
     from coherence import TEST_NAMES
+    from coherence._validation import listed
 
     if (args.actions is not None or args.action not in data.columns
             or not set(args.tests or TEST_NAMES) & DECISION_TESTS):
@@ -199,7 +201,7 @@ def _check_action_labels(data: Any, args: argparse.Namespace, path: str) -> None
     labels = {str(v) for v in data[args.action].dropna().unique()}
     unknown = sorted(labels - set(ACTIONS))
     if unknown:
-        shown_labels = ", ".join(unknown[:6]) + (", ..." if len(unknown) > 6 else "")
+        shown_labels = listed(unknown, 6)
         raise UsageError(
             f"the action column {args.action!r} of {path} has label(s) {shown_labels}, "
             "not the tests' yes/no/defer: map yours with --actions "

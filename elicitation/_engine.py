@@ -41,6 +41,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from coherence._validation import check_int
+from coherence._validation import listed
 from coherence._validation import param_error
 from coherence._warnings import CoherenceWarning
 
@@ -297,7 +298,7 @@ class _Engine:
                     r["endpoint"] != self.endpoint)
             warnings.warn(
                 f"{n} cached replies for model {self.client.model!r} came from another endpoint "
-                f"({', '.join(others[:3])}) than {self.endpoint}; they are reused (the cache "
+                f"({listed(others, 3)}) than {self.endpoint}; they are reused (the cache "
                 "key is the model and the settings, not the server). If that server may "
                 "serve other weights under the same name, use another cache file.",
                 EndpointMismatchWarning, stacklevel=5)

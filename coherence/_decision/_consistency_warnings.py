@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import listed
+from .._validation import plain_repr
 from .._validation import plain_value
 from .._warnings import DegenerateDataWarning
 from .._warnings import SkippedRecordsWarning
@@ -38,9 +40,7 @@ MIN_TEST_CONTEXTS = 5
 
 
 def _shown(values: Any) -> str:
-    values = list(values)
-    more = f" and {len(values) - 5} more" if len(values) > 5 else ""
-    return ", ".join(repr(plain_value(v)) for v in values[:5]) + more
+    return listed(list(values), show=plain_repr, counted=True)
 
 
 def warn_without_reference(iv: dict[str, Any]) -> None:
@@ -91,7 +91,7 @@ def warn_flat(table: pd.DataFrame) -> None:
     flat = table["prompt"].to_numpy()[np.isfinite(low) & (low == high)]
     if len(flat):
         warnings.warn(f"{OWNER}: the per-context differences of {len(flat)} prompt(s) from "
-                      f"the reference do not vary ({', '.join(map(repr, flat[:5]))}): their "
+                      f"the reference do not vary ({listed(flat, show=plain_repr)}): their "
                       "intervals are the point itself and their p-values rest on no spread; "
                       "the sample shows no uncertainty.", DegenerateDataWarning, stacklevel=3)
 

@@ -38,6 +38,7 @@ from .._validation import check_column_names
 from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import label_column
+from .._validation import listed
 from .._validation import no_missing
 from .._validation import nonempty
 from .._validation import param_error
@@ -558,7 +559,7 @@ def iia_test(
     universe = frozenset().union(*menus)
     distinct = sorted(set(menus), key=lambda m: (-len(m), sorted(m)))
     if universe not in distinct:
-        shown = ", ".join(repr(MENU_SEPARATOR.join(sorted(m))) for m in distinct[:5])
+        shown = listed(distinct, show=lambda m: repr(MENU_SEPARATOR.join(sorted(m))))
         raise ValueError(f"{_OWNER}: no menu offers every action of the table "
                          f"({MENU_SEPARATOR.join(sorted(universe))!r}); the full menu is the "
                          f"reference of every comparison. Menus found: {shown}.")

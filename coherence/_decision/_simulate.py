@@ -48,6 +48,7 @@ from .._validation import DECIMAL_SLACK
 from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
+from .._validation import listed
 from .._validation import param_error
 from .._validation import probability_array
 
@@ -94,7 +95,7 @@ def snap_to_grid(values: Any, grid: float | None) -> np.ndarray:
                                     values)) from None
     bad = np.flatnonzero(~((arr >= 0.0) & (arr <= 1.0)).ravel())
     if len(bad):
-        shown = ", ".join(repr(float(arr.ravel()[i])) for i in bad[:5])
+        shown = listed(bad, show=lambda i: repr(float(arr.ravel()[i])))
         raise ValueError(f"The 'values' parameter of {owner} must hold probabilities in [0, 1] "
                          f"(no NaN); {len(bad)} do not (first: {shown}).")
     if grid is None:
@@ -686,7 +687,7 @@ def _by_context(values: np.ndarray, index: pd.Index, owner: str) -> np.ndarray:
         return values[np.argsort(labels.astype(np.int64), kind="stable")]
     odd = [v for v, ok in zip(labels, whole, strict=True) if not ok or not 0 <= v < n]
     odd = odd or index[index.duplicated()].tolist()
-    shown = ", ".join(repr(v) for v in odd[:5])
+    shown = listed(odd, show=repr)
     raise ValueError(
         f"The 'posteriors' parameter of {owner} is a pandas Series, so its index must name "
         f"each context by its number 0 .. {n - 1} (the table's 'context' column), once each, "

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import listed
 from .._validation import narrow_float
 from .._validation import param_error
 from ._checks import checker_spec
@@ -116,8 +117,8 @@ def _refuse_forecasts(bad: list[tuple[int, str, Any]]) -> None:
     if not bad:
         return
     line_no, key, value = bad[0]
-    shown = "; ".join(f"line {n}, question '{q}': {shown_value(v)}" for n, q, v in bad[:5])
-    more = ", ..." if len(bad) > 5 else ""
+    shown = listed(bad, sep="; ",
+                   show=lambda b: f"line {b[0]}, question '{b[1]}': {shown_value(b[2])}")
     why = ""
     if any(_numeric_text(v) for _, _, v in bad):
         why = (" A number in quotes is a JSON string, not a JSON number: the released "
@@ -132,7 +133,7 @@ def _refuse_forecasts(bad: list[tuple[int, str, Any]]) -> None:
                 "(1e400) reads as inf.")
     raise ValueError(f"read_consistency_tuples: line {line_no}, question '{key}': the "
                      f"forecast must be a number in [0, 1]; got {shown_value(value)} ({len(bad)} "
-                     f"forecast(s) are not: {shown}{more}).{why}")
+                     f"forecast(s) are not: {shown}).{why}")
 
 
 _FORECAST_KEYS = frozenset({"forecast", "prob", "elicited_prob"})
@@ -177,11 +178,10 @@ def _refuse_repeats(keys: list[tuple[int, str | None]]) -> None:
         else:
             first[key] = line_no
     if repeats:
-        shown = ", ".join(f"line {n} (as line {m})" for n, m in repeats[:5])
-        more = f" and {len(repeats) - 5} more" if len(repeats) > 5 else ""
+        shown = listed([f"line {n} (as line {m})" for n, m in repeats], counted=True)
         raise ValueError(f"read_consistency_tuples: {len(repeats)} line(s) repeat the tuple "
                          f"of an earlier line (the same questions with the same forecasts): "
-                         f"{shown}{more}; expected each tuple once (a copy counts twice in "
+                         f"{shown}; expected each tuple once (a copy counts twice in "
                          "every mean, median and share). Drop the copies.")
 
 

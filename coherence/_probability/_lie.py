@@ -23,6 +23,8 @@ from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._validation import case_collisions
 from .._validation import check_float
+from .._validation import collisions_text
+from .._validation import listed
 from .._validation import param_error
 from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
@@ -251,9 +253,9 @@ def require_same_label_types(table: pd.DataFrame, base: pd.DataFrame, cols: dict
         if kinds[0] == kinds[1]:
             continue
         clash = case_collisions([*table[role].unique(), *base[role].unique()])
-        shown = "; ".join(" / ".join(map(repr, g)) for g in clash[:5])
+        shown = collisions_text(clash)
         if not shown:  # True in one table, 1 in the other: equal in Python, pooled by unique()
-            shown = "; ".join(_bool_number_clashes(table[role], base[role])[:5])
+            shown = listed(_bool_number_clashes(table[role], base[role]), sep="; ")
         raise ValueError(
             f"{owner}: column '{cols[role]}' holds {' and '.join(kinds[0])} in 'elicited' "
             f"but {' and '.join(kinds[1])} in 'baseline'"

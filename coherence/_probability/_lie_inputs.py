@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import case_collisions
+from .._validation import collisions_text
 from .._validation import column_error
 from .._validation import is_bool
 from .._validation import no_missing
@@ -122,15 +123,12 @@ def require_matching_labels(gt: pd.DataFrame, ctx: pd.DataFrame, q: pd.DataFrame
     it): the forests would meet an evidence value they never saw, or count the state as
     never seen (P(z|x) = 0, P(y|x,z) = P(y|x)), and the baseline would be wrong without a
     word; and where none of a variable's queried states occurs in the ground truth."""
-    def shown(groups: list[tuple[Any, ...]]) -> str:
-        return "; ".join(" / ".join(repr(plain_value(v)) for v in g) for g in groups[:5])
-
     for col in evidence:
         _, clash = _spelled_otherwise(gt[col], ctx[col])
         if clash:
             raise ValueError(
                 f"{owner}: column '{col}' of 'contexts' writes evidence otherwise than "
-                f"'ground_truth' ({shown(clash)}: one label typed two ways); the forests "
+                f"'ground_truth' ({collisions_text(clash)}: one label typed two ways); the forests "
                 "would never have seen the contexts' values (or, True against 1, would take "
                 "one for the other without a word). Give the column one type and spelling "
                 "in both tables.")
@@ -139,7 +137,7 @@ def require_matching_labels(gt: pd.DataFrame, ctx: pd.DataFrame, q: pd.DataFrame
         unknown, clash = _spelled_otherwise(gt[str(v)], asked)
         if clash or (unknown and len(unknown) == asked.nunique()):
             what = (f"writes states of '{v}' otherwise than column '{v}' of 'ground_truth' "
-                    f"({shown(clash)}: one label typed two ways)" if clash else
+                    f"({collisions_text(clash)}: one label typed two ways)" if clash else
                     f"holds no state of '{v}' that column '{v}' of 'ground_truth' holds "
                     f"(queried {[plain_value(u) for u in unknown[:5]]}, ground truth "
                     f"{[plain_value(u) for u in pd.unique(gt[str(v)].dropna())[:5]]})")
@@ -159,7 +157,7 @@ def require_one_evidence_per_context(ctx: pd.DataFrame, q: pd.DataFrame, context
     no_missing(ctx, evidence, owner=owner)
     _, clash = _spelled_otherwise(ctx[context], q[context])
     if clash:
-        shown = "; ".join(" / ".join(repr(plain_value(v)) for v in g) for g in clash[:5])
+        shown = collisions_text(clash)
         raise ValueError(
             f"{owner}: column '{context}' of 'queries' writes context ids otherwise than "
             f"'contexts' ({shown}: one id typed two ways); the queries would be matched to "

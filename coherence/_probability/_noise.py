@@ -44,6 +44,7 @@ from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import label_column
 from .._validation import label_text
+from .._validation import listed
 from .._validation import no_missing
 from .._validation import nonempty
 from .._validation import probability_column
@@ -396,21 +397,21 @@ def _consistency_noise_iv(data: Any, checker: Any, set_: Any, role: Any, repetit
     counts = np.bincount(sets * k + roles, minlength=len(set_labels) * k).reshape(-1, k)
     short = np.argwhere(counts < 2)
     if len(short):
-        shown = [f"{set_labels[s]}/{questions[j]} ({counts[s, j]} forecasts)"
-                 for s, j in short[:5]]
+        shown = listed(short, show=lambda sj: f"{set_labels[sj[0]]}/{questions[sj[1]]} "
+                       f"({counts[sj[0], sj[1]]} forecasts)")
         raise ValueError(f"{_OWNER}: every question of every tuple needs at least two "
                          f"repeated forecasts (the repeat variance is the noise); "
-                         f"{len(short)} (tuple, role) lack them (first: {', '.join(shown)}).")
+                         f"{len(short)} (tuple, role) lack them (first: {shown}).")
     few = (np.argwhere(counts < MIN_RESAMPLING_REPETITIONS) if method == "resampling"
            else np.empty((0, 2), dtype=np.int64))
     if len(few):
-        shown = [f"{set_labels[s]}/{questions[j]}" for s, j in few[:5]]
+        shown = listed(few, show=lambda sj: f"{set_labels[sj[0]]}/{questions[sj[1]]}")
         raise ValueError(
             f"{_OWNER}: method='resampling' needs at least {MIN_RESAMPLING_REPETITIONS} "
             f"repeated forecasts of every question: with two, a question's resampled "
             f"mean takes three values and its resampled spread is 0 half the time, and the "
             f"study test rejected 0.80-0.98 of coherent studies. {len(few)} (tuple, role) "
-            f"have two (first: {', '.join(shown)}); use method='parametric'.")
+            f"have two (first: {shown}); use method='parametric'.")
     return (checker, sets, set_labels, roles, probs, method, n_resamples, confidence_level, gen)
 
 

@@ -31,9 +31,9 @@ import pandas as pd
 
 from .._results import ConfidenceInterval
 from .._rng import check_rng
-from .._validation import MAX_ROWS_SHOWN
 from .._validation import as_dataframe
 from .._validation import check_case_distinct
+from .._validation import listed
 from .._validation import no_missing
 from .._validation import numeric_column
 from .._validation import param_error
@@ -125,10 +125,6 @@ def _sort_key(value: Any) -> tuple[int, str]:
 def _describe(cell_cols: list[str], values: tuple[Any, ...]) -> str:
     return (", ".join(f"{c}={plain_value(v)!r}" for c, v in zip(cell_cols, values, strict=True))
             or "the table")
-
-
-def _rows_text(labels: list[str]) -> str:
-    return ", ".join(labels[:MAX_ROWS_SHOWN]) + (", ..." if len(labels) > MAX_ROWS_SHOWN else "")
 
 
 def prepare_cells(pairs: Any, *, columns: PairsColumnNames,
@@ -258,7 +254,7 @@ def _skip_failed(df: pd.DataFrame, cell_cols: list[str], columns: PairsColumnNam
         # stacklevel: this helper, prepare_cells, conditional_forecasting, its caller
         warnings.warn(
             f"{owner}: {len(bad)} failed record(s) skipped (column '{failed}' is set: "
-            f"{'; '.join(repr(r) for r in reasons[:3])}): {_rows_text(names)}; they are counted "
+            f"{listed(reasons, 3, show=repr, sep='; ')}): {listed(names)}; they are counted "
             "in the table's 'n_failed' column.", SkippedRecordsWarning, stacklevel=4)
     return is_failed, failed_frame
 
@@ -294,8 +290,7 @@ def _check_unique_pairs(ok: pd.DataFrame, cell_cols: list[str], columns: PairsCo
         in_first = (d[cell_cols].astype(object).apply(tuple, axis=1) == first
                     if cell_cols else pd.Series(True, index=d.index))
         names = [repr(plain_value(v)) for v in d.loc[in_first, pair]]
-        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3
-                                         else "")
+        shown = listed(names, 3, counted=True)
         how = ("pooled cell" if pool else "run")
         raise ValueError(
             f"{owner}: {len(d)} pair(s) appear more than once in one {how} "
@@ -359,7 +354,7 @@ def _resolved_rows(ok: pd.DataFrame, cell_cols: list[str], columns: PairsColumnN
             raise ValueError(
                 f"{owner}: columns '{a_outcome}' and '{b_outcome}' must be given for every pair "
                 f"of a cell or for none; {_describe(cell_cols, values)} lacks them in "
-                f"{len(missing)} of {int(rows.sum())} rows (first: row {_rows_text(labels)}). "
+                f"{len(missing)} of {int(rows.sum())} rows (first: row {listed(labels)}). "
                 "attach_outcomes borrows the resolutions of another run of the same pairs.")
     return resolved_rows
 

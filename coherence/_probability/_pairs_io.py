@@ -34,7 +34,9 @@ from .._validation import as_dataframe
 from .._validation import case_collisions
 from .._validation import check_choice
 from .._validation import check_ids
+from .._validation import listed
 from .._validation import param_error
+from .._validation import plain_repr
 from .._validation import plain_value
 from .._validation import require_columns
 from .._warnings import SkippedRecordsWarning
@@ -319,10 +321,6 @@ def _labels_as_written(table: pd.DataFrame, path: Path,
     return table
 
 
-def _first(indices: list[Any]) -> str:
-    return ", ".join(str(i) for i in indices[:5]) + (", ..." if len(indices) > 5 else "")
-
-
 def _records(data: Any, path: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The records (each with its variant when ``results`` maps variants to lists) and the
     metadata of a parsed result file."""
@@ -357,7 +355,7 @@ def _records(data: Any, path: Path) -> tuple[list[dict[str, Any]], dict[str, Any
     bad = [i for i, r in enumerate(records) if not isinstance(r, dict)]
     if bad:
         raise ValueError(f"read_pairs: {len(bad)} record(s) of 'results' in {str(path)!r} are "
-                         f"not JSON objects (first: {_first(bad)}).")
+                         f"not JSON objects (first: {listed(bad)}).")
     meta = data.get("metadata")
     meta = dict(meta) if isinstance(meta, dict) else {}
     # a layout without a metadata block keeps its top-level scalars (e.g. "model")
@@ -461,7 +459,7 @@ def _check_labels(records: list[dict[str, Any]], path: Path) -> None:
                                                          for g in group)]
             raise ValueError(f"read_pairs: key 'pair_id' writes one id two ways in "
                              f"{str(path)!r}: {' / '.join(map(repr, group))} (records "
-                             f"{_first(where)}); as integer and as text they would be two "
+                             f"{listed(where)}); as integer and as text they would be two "
                              "pairs, as one id one pair. Write each id one way.")
 
 
@@ -478,7 +476,7 @@ def _check_key_sets(records: list[dict[str, Any]], ok: list[int], path: Path) ->
             raise ValueError(f"read_pairs: {len(bad)} successful record(s) of 'results' in "
                              f"{str(path)!r} hold some of the keys "
                              f"{', '.join(map(repr, group))} but not all (first: "
-                             f"{_first(bad)}; record {bad[0]} holds "
+                             f"{listed(bad)}; record {bad[0]} holds "
                              f"{', '.join(map(repr, held))}, lacks "
                              f"{', '.join(map(repr, lacks))}); they are written together "
                              "(null for a missing value).")
@@ -506,7 +504,7 @@ def _read_pairs_json(path: Path) -> pd.DataFrame:
                if key not in r and (key == "pair_id" or not failed[i])]
         if bad:
             raise ValueError(f"read_pairs: key '{key}' is missing from {len(bad)} record(s) of "
-                             f"'results' in {str(path)!r} (first: {_first(bad)}); a failed "
+                             f"'results' in {str(path)!r} (first: {listed(bad)}); a failed "
                              "record (with an 'error' key) needs only 'pair_id'.")
     ok = [i for i, f in enumerate(failed) if not f]
     _check_labels(records, path)
@@ -515,7 +513,7 @@ def _read_pairs_json(path: Path) -> pd.DataFrame:
         missing = sorted(set(ok) - set(resolved))
         raise ValueError(f"read_pairs: {len(missing)} successful record(s) of {str(path)!r} "
                          f"lack 'resolution_a'/'resolution_b' while {len(resolved)} have them "
-                         f"(first without: {_first(missing)}); a run has resolutions for all "
+                         f"(first without: {listed(missing)}); a run has resolutions for all "
                          "its pairs or for none.")
     _check_key_sets(records, ok, path)
     keys = list(_REQUIRED_JSON)
@@ -641,7 +639,7 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
             bad = values.notna() & ~numbers.isin([0.0, 1.0])
             expected = "outcomes 0 or 1 (or missing)"
         if bad.any():
-            rows = _first([repr(plain_value(v)) for v in source.index[bad].tolist()])
+            rows = listed(source.index[bad], show=plain_repr)
             raise ValueError(f"attach_outcomes: column '{col}' of 'resolved' must hold "
                              f"{expected}; {int(bad.sum())} offending row(s) (first: {rows}).")
     # as numbers: '1', 1 and True in two runs are one outcome, not two that clash
@@ -652,7 +650,7 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
     clash = per_pair[pair][per_pair[pair].duplicated()].unique().tolist()
     if clash:
         raise ValueError(f"attach_outcomes: 'resolved' gives {len(clash)} pair(s) two different "
-                         f"outcomes (first: {_first([repr(c) for c in clash])}).")
+                         f"outcomes (first: {listed(clash, show=repr)}).")
     check_ids([("pairs", target), ("resolved", source)], pair, owner="attach_outcomes")
     if category in target.columns and category in source.columns:
         cats = source.loc[source[category].notna(), [pair, category]].drop_duplicates()
@@ -666,7 +664,7 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
         differ = merged.loc[merged[category].astype(str)
                             != merged[f"{category}_resolved"].astype(str), pair]
         if len(differ):
-            shown = _first([repr(c) for c in differ.unique().tolist()])
+            shown = listed(differ.unique().tolist(), show=repr)
             raise ValueError(f"attach_outcomes: {differ.nunique()} pair(s) have another "
                              f"'{category}' in 'resolved' than in 'pairs' (first: {shown}); are "
                              "they the same pairs?")
@@ -679,8 +677,8 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
     if absent.any():
         # counted as pairs and as rows: a pair of several runs stands in several rows
         ids = target.loc[absent, pair].drop_duplicates().tolist()
-        shown = _first([repr(plain_value(c)) for c in ids])
-        rows = _first([repr(plain_value(i)) for i in target.index[absent].tolist()])
+        shown = listed(ids, show=plain_repr)
+        rows = listed(target.index[absent], show=plain_repr)
         where = f"{int(absent.sum())} row(s) (first: {rows})"
         if missing == "raise":
             raise ValueError(f"attach_outcomes: {len(ids)} pair(s) of 'pairs' have no "
@@ -698,14 +696,14 @@ def attach_outcomes(pairs: Any, resolved: Any, *, missing: str = "raise", pair: 
             # unchecked: refuse it, as conditional_forecasting does
             text = target[col].notna() & old.isna() & new.notna()
             if text.any():
-                shown = _first([f"{plain_value(i)!r} = {v!r}" for i, v in
+                shown = listed([f"{plain_value(i)!r} = {v!r}" for i, v in
                                 target.loc[text, col].items()])
                 raise ValueError(f"attach_outcomes: column '{col}' of 'pairs' must hold "
                                  f"outcomes 0 or 1 (or missing); {int(text.sum())} row(s) "
                                  f"hold something else (first: {shown}).")
             differ = old.notna() & new.notna() & (old != new)
             if differ.any():
-                labels = _first([repr(v) for v in target.index[differ].tolist()])
+                labels = listed(target.index[differ].tolist(), show=repr)
                 raise ValueError(f"attach_outcomes: column '{col}' of 'pairs' already holds "
                                  f"outcomes that 'resolved' contradicts in {int(differ.sum())} "
                                  f"row(s) (first: {labels}).")

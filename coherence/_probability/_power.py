@@ -22,7 +22,6 @@ from .._results import Summary
 from .._results import format_number
 from .._rng import RNGLike
 from .._rng import check_rng
-from .._validation import MAX_ROWS_SHOWN
 from .._validation import UnsetName
 from .._validation import as_dataframe
 from .._validation import binary_column
@@ -31,10 +30,11 @@ from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_int
 from .._validation import column_error
+from .._validation import listed
 from .._validation import no_missing
 from .._validation import one_or_pair
 from .._validation import param_error
-from .._validation import plain_value
+from .._validation import plain_repr
 from .._validation import probability_column
 from .._validation import require_columns
 from .._warnings import KeywordMerge
@@ -285,14 +285,12 @@ def _one_cell(df: pd.DataFrame, owner: str) -> None:
         if column in df.columns:
             values = pd.unique(df[column].astype(object))
             if len(values) > 1:
-                shown = [plain_value(v) for v in values[:MAX_ROWS_SHOWN]]
-                more = ", ..." if len(values) > MAX_ROWS_SHOWN else ""
                 raise ValueError(
                     f"{owner}: the pilot holds {len(values)} values of column '{column}' "
-                    f"({', '.join(map(repr, shown))}{more}); the power of one study is "
+                    f"({listed(values, show=plain_repr)}); the power of one study is "
                     "planned from one forecaster's pairs, and pooling would count its "
                     f"pairs as independent. Select one, e.g. pilot[pilot['{column}'] == "
-                    f"{shown[0]!r}]" + (
+                    f"{plain_repr(values[0])}]" + (
                         "" if column == "model" else "; for one run split over several "
                         f"files, give its rows one '{column}' value") + ".")
     if "pair" in df.columns:

@@ -46,6 +46,7 @@ from .._validation import check_columns_arg
 from .._validation import check_int
 from .._validation import column_error
 from .._validation import label_column
+from .._validation import listed
 from .._validation import no_missing
 from .._validation import nonempty
 from .._validation import param_error
@@ -408,7 +409,7 @@ def _check_reference_prompt(df: pd.DataFrame, prompt: str, reference_prompt: str
     near = [v for v in labels if v.strip().casefold() == reference_prompt.strip().casefold()]
     hint = (f" Did you mean {near[0]!r}? Labels are compared exactly, case included."
             if near else "")
-    shown = ", ".join(repr(v) for v in labels[:10]) + (", ..." if len(labels) > 10 else "")
+    shown = listed(labels, 10, show=repr)
     raise ValueError(param_error(
         "reference_prompt", owner, f"a label of column '{prompt}' (the decision tests run on "
         f"its rows; found {shown})", reference_prompt) + hint)

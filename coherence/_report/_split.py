@@ -16,6 +16,8 @@ import pandas as pd
 from .._decision._diagnostics import set_aside_counts
 from .._resampling import rows_by_key
 from .._validation import case_collisions
+from .._validation import collisions_text
+from .._validation import listed
 from .._validation import param_error
 from .._validation import plain_value
 from .._warnings import SkippedRecordsWarning
@@ -76,12 +78,12 @@ def split_lie(lie: pd.DataFrame, keyed: Sequence[tuple[Mapping[str, Any], pd.Dat
         else:
             unmatched[label] = len(at)
     if unmatched:
-        shown = ", ".join(f"{_key_text(k)} ({n} rows)" for k, n in list(unmatched.items())[:10])
-        cells = ", ".join(_key_text(k) for k in list(where)[:10])
+        shown = listed([f"{_key_text(k)} ({n} rows)" for k, n in unmatched.items()], 10)
+        cells = listed(list(where), 10, show=_key_text)
         variants = [g for c in cols for g in case_collisions(
             [*(key[c] for key, _ in keyed), *lie[c].dropna().unique()])]
         hint = ("; these labels differ only by case, spaces or type (text against "
-                "number): " + "; ".join(" / ".join(map(repr, g)) for g in variants[:5])
+                "number): " + collisions_text(variants)
                 if variants else "")
         raise ValueError(param_error(
             "lie", "report", f"a table whose cells (columns {cols}) are cells of the data "
@@ -90,7 +92,7 @@ def split_lie(lie: pd.DataFrame, keyed: Sequence[tuple[Mapping[str, Any], pd.Dat
     empty = [_key_text(k) for k, i in where.items() if not rows[i]]
     if empty:
         warnings.warn(f"report: the lie table has no rows for {len(empty)} of {len(keyed)} "
-                      f"cells ({', '.join(empty[:10])}); the LIE check is not run on them.",
+                      f"cells ({listed(empty, 10)}); the LIE check is not run on them.",
                       SkippedRecordsWarning, stacklevel=4)
     return [lie.iloc[np.sort(np.concatenate(r))] if r else None for r in rows]
 
@@ -111,11 +113,11 @@ def split_lie_baseline(baseline: pd.DataFrame,
     lacking = [_key_text(k) for k, part in zip(labels, lie_parts, strict=True)
                if part is not None and k not in positions]
     if lacking:
-        found = ", ".join(_key_text(k) for k in list(positions)[:10])
+        found = listed(list(positions), 10, show=_key_text)
         raise ValueError(param_error(
             "lie_options", "report", f"a baseline with rows for every cell of the LIE table "
             f"(its columns {cols}: found {found})", f"no baseline rows for {len(lacking)} "
-            f"cell(s): {', '.join(lacking[:10])}"))
+            f"cell(s): {listed(lacking, 10)}"))
     empty = np.empty(0, dtype=np.int64)
     return [baseline.iloc[np.sort(positions.get(k, empty))] for k in labels]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import warnings
 
+from .._validation import listed
 from .._warnings import SmallSampleWarning
 
 __all__ = ["MIN_COMPARE_UNITS", "MIN_INTERVAL_UNITS", "warn_few_compared", "warn_intervals"]
@@ -20,10 +21,6 @@ MIN_INTERVAL_UNITS = 6
 MIN_COMPARE_UNITS = 20
 
 
-def _listed(names: list[str]) -> str:
-    return ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-
-
 def warn_intervals(collapsed: list[str], units: dict[str, int], cluster: str | None) -> None:
     """Warn of the intervals in ``collapsed`` (``'<row> <score>'``: the point itself) and
     of the rows of ``units`` (row name: its questions, or ``cluster`` values) that rest on
@@ -32,14 +29,14 @@ def warn_intervals(collapsed: list[str], units: dict[str, int], cluster: str | N
     if collapsed:
         warnings.warn(
             f"forecast_scores: {len(collapsed)} interval(s) are the point itself "
-            f"({_listed(collapsed)}): one {unit}, or scores that do not vary across them, "
+            f"({listed(collapsed)}): one {unit}, or scores that do not vary across them, "
             "so the sample shows no uncertainty; they do not reflect what more questions "
             "could show.", SmallSampleWarning, stacklevel=4)
     few = [f"{name} ({n})" for name, n in units.items() if 1 < n < MIN_INTERVAL_UNITS]
     if few:
         warnings.warn(
             f"forecast_scores: the intervals of {len(few)} row(s) rest on fewer than "
-            f"{MIN_INTERVAL_UNITS} {unit}s ({_listed(few)}), where they cover less than "
+            f"{MIN_INTERVAL_UNITS} {unit}s ({listed(few)}), where they cover less than "
             "their level (95% intervals of a Brier score held it 0.47 of the time at 2 "
             "questions, 0.79-0.83 at 3 and 0.91 at 4 and 5, 0.93-0.97 from 6; "
             "benchmarks/check_forecastbench_small.py); with so few, read them as rough.",

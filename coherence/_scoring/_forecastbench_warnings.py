@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from .._resampling import LEFT_OUT_SHARE
+from .._validation import listed
 from .._warnings import DegenerateDataWarning
 from .._warnings import SmallSampleWarning
 
@@ -31,15 +32,15 @@ def warn_undefined(owner: str, names: list[str], counts: Any, n_resamples: int) 
             if k > LEFT_OUT_SHARE * n_resamples]
     if not over:
         return
-    listed = ", ".join(f"{name} ({k}, {k / n_resamples:.1%})" for name, k in over[:5])
+    shown = listed([f"{name} ({k}, {k / n_resamples:.1%})" for name, k in over])
     warnings.warn(
         f"{owner}: of the {n_resamples} bootstrap replicates, more than "
-        f"{LEFT_OUT_SHARE:.0%} are left out of the intervals of {listed}"
-        f"{', ...' if len(over) > 5 else ''}: a score is undefined there (none of a "
-        "forecaster's questions drawn, questions drawn that split the fixed-effects "
-        "forecasters into groups with no forecaster in common, or a difficulty-adjusted Brier "
-        "score below 0, which has no Brier Index), so those intervals rest on the other "
-        "replicates only ('n_undefined' counts them).", SmallSampleWarning, stacklevel=3)
+        f"{LEFT_OUT_SHARE:.0%} are left out of the intervals of {shown}: a score is "
+        "undefined there (none of a forecaster's questions drawn, questions drawn that split "
+        "the fixed-effects forecasters into groups with no forecaster in common, or a "
+        "difficulty-adjusted Brier score below 0, which has no Brier Index), so those "
+        "intervals rest on the other replicates only ('n_undefined' counts them).",
+        SmallSampleWarning, stacklevel=3)
 
 
 def few_compared(owner: str, counts: dict[str, int], minimum: int) -> bool:
@@ -70,9 +71,9 @@ def warn_perfect_naive(owner: str, table: pd.DataFrame, naive: str | None) -> No
         return
     names = [str(m) for m in table.loc[undefined, "model"]]
     warnings.warn(
-        f"{owner}: 'bss_relative' is NaN for {', '.join(names[:5])}"
-        f"{', ...' if len(names) > 5 else ''}: the naive forecaster {naive!r} has a Brier "
-        "score of 0 on their questions, so there is no skill relative to it (1 - b / 0); "
+        f"{owner}: 'bss_relative' is NaN for {listed(names)}: the naive forecaster "
+        f"{naive!r} has a Brier score of 0 on their questions, so there is no skill "
+        "relative to it (1 - b / 0); "
         "'bss' (the difference of Brier scores) is defined.", DegenerateDataWarning,
         stacklevel=3)
 
@@ -87,18 +88,18 @@ def warn_small(owner: str, table: pd.DataFrame, n_q: int) -> None:
     if single:
         warnings.warn(
             f"{owner}: {len(single)} interval(s) rest on one question "
-            f"({', '.join(single[:5])}{', ...' if len(single) > 5 else ''}): they are the "
-            "point itself, and do not reflect what more questions could show.",
+            f"({listed(single)}): they are the point itself, and do not reflect what more "
+            "questions could show.",
             SmallSampleWarning, stacklevel=3)
     few = [f"{name} ({n})" for name, n in counts if 1 < n < MIN_INTERVAL_QUESTIONS]
     if few:
         warnings.warn(
             f"{owner}: the percentile intervals of {len(few)} row(s) rest on fewer than "
-            f"{MIN_INTERVAL_QUESTIONS} questions ({', '.join(few[:5])}"
-            f"{', ...' if len(few) > 5 else ''}), where they cover less than their level "
-            "(95% intervals of a Brier score held it 0.66 of the time at 3 questions, 0.87 "
-            "at 10, 0.92 at 30; benchmarks/check_forecastbench_small.py). For intervals of "
-            "the Brier score with measured coverage, use forecast_scores (bootstrap-t: "
+            f"{MIN_INTERVAL_QUESTIONS} questions ({listed(few)}), where they cover less than "
+            "their level (95% intervals of a Brier score held it 0.66 of the time at 3 "
+            "questions, 0.87 at 10, 0.92 at 30; benchmarks/check_forecastbench_small.py). "
+            "For intervals of the Brier score with measured coverage, use forecast_scores "
+            "(bootstrap-t: "
             "0.93-0.97 from 6 questions).", SmallSampleWarning, stacklevel=3)
     if len(table) == 1:
         warnings.warn(f"{owner}: one forecaster ({table['model'].iloc[0]}) is scored, so its "

@@ -36,9 +36,11 @@ from .._validation import check_column_names
 from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import finite_column
+from .._validation import listed
 from .._validation import no_missing
 from .._validation import nonempty
 from .._validation import param_error
+from .._validation import plain_repr
 from .._validation import require_columns
 from .._warnings import DegenerateDataWarning
 from .._warnings import SmallSampleWarning
@@ -415,7 +417,7 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
         if unknown:
             raise ValueError(param_error(
                 "cutoff", _OWNER, f"a mapping with a cutoff for every model of column "
-                f"'{by}' (no cutoff matches {', '.join(map(repr, unknown[:5]))})",
+                f"'{by}' (no cutoff matches {listed(unknown, show=plain_repr)})",
                 {str(k): str(v) for k, v in cutoff.items()}))
         aware_of = {key: any_aware([val]) for key, val in cutoff.items()}
         aware_cut = any(aware_of.values())

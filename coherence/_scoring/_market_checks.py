@@ -35,10 +35,11 @@ from .._validation import check_choice
 from .._validation import check_float
 from .._validation import check_resampling
 from .._validation import column_error
+from .._validation import listed
 from .._validation import no_missing
 from .._validation import numeric_column
 from .._validation import param_error
-from .._validation import plain_value
+from .._validation import plain_repr
 from .._validation import require_columns
 from .._validation import same_within
 from .._warnings import DegenerateDataWarning
@@ -592,9 +593,7 @@ def _warn_undefined(owner: str, n_direction: int, n_eligible: int, n_events: int
 
 
 def _shown(values: Any) -> str:
-    values = list(values)
-    return (", ".join(repr(plain_value(v)) for v in values[:5])
-            + (", ..." if len(values) > 5 else ""))
+    return listed(list(values), show=plain_repr)
 
 
 def _warn_unjoined(owner: str, table: pd.DataFrame, edf: pd.DataFrame, curve: pd.DataFrame,

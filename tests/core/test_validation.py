@@ -503,3 +503,41 @@ def test_flag_column_blank_string_is_missing():
     with pytest.raises(ValueError, match=r"Column 'f' must not contain missing values; 3 "
                                          r"offending rows \(first: row 6, row 7, row 8\)"):
         v.flag_column(df, "f")
+
+
+def _listed_reference(values, limit, show, sep, counted):
+    """``listed`` written out item by item."""
+    out = ""
+    for i, value in enumerate(values):
+        if i == limit:
+            left = len(values) - limit
+            return out + (f" and {left} more" if counted else sep + "...")
+        out += (sep if i else "") + show(value)
+    return out
+
+
+@given(st.lists(st.one_of(st.integers(), st.text(max_size=4)), max_size=12),
+       st.integers(0, 8), st.sampled_from([", ", "; "]), st.booleans(),
+       st.sampled_from(["list", "tuple", "index", "array"]))
+def test_listed_names_the_first_items_and_says_how_it_cut_the_rest(values, limit, sep,
+                                                                   counted, kind):
+    """The one writer of "the first few of these" in messages: the first ``limit`` items,
+    and a mark (``sep + '...'``, or `` and N more``) exactly when some were left out."""
+    data = {"list": values, "tuple": tuple(values), "index": pd.Index(values, dtype=object),
+            "array": np.array(values, dtype=object)}[kind]
+    for show in (str, v.plain_repr):
+        got = v.listed(data, limit, show=show, sep=sep, counted=counted)
+        assert got == _listed_reference(values, limit, show, sep, counted)
+        assert got.endswith(("...", " more")) == (len(values) > limit)
+
+
+def test_listed_shows_numpy_labels_as_plain_values():
+    """A label read from numpy shows as the user wrote it, not as ``np.str_('a')``: the
+    messages that join labels go through :func:`listed` with :func:`plain_repr`."""
+    assert v.listed(np.array(["a", "b"]), show=v.plain_repr) == "'a', 'b'"
+    assert v.listed(np.arange(7), show=v.plain_repr) == "0, 1, 2, 3, 4, ..."
+    assert v.collisions_text(v.case_collisions(np.array(["Yes", "yes", "no", "No "],
+                                                         dtype=object))) == (
+        "'Yes' / 'yes'; 'No ' / 'no'")
+    with pytest.raises(ValueError, match=r"found 'A' / 'a'; make them one label"):
+        v.check_case_distinct(pd.DataFrame({"g": np.array(["a", "A", "b"])}), "g")
