@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -125,6 +126,7 @@ def test_a_nearly_spanned_action_keeps_the_share_exact(seed):
 
 @given(st.integers(0, 2 ** 31), st.integers(3, 40), st.integers(1, 4),
        st.sampled_from([0.0, 1e-3, 1e-6, 1e-9]))
+@example(seed=113974, n=3, m=3, near=1e-6)  # a squared singular value 0.95e-15 of the largest
 @settings(max_examples=80, deadline=None)
 def test_orthonormal_columns_against_the_svd(seed, n, m, near):
     # brute force: the left singular vectors of the directions kept by the same rank rule;
@@ -136,9 +138,14 @@ def test_orthonormal_columns_against_the_svd(seed, n, m, near):
     u = orthonormal_columns(a)
     for b in range(2):
         left, sv, _ = np.linalg.svd(a[b], full_matrices=False)
-        rank = int(np.sum(sv ** 2 > 1e-15 * sv[0] ** 2))
+        ratio = sv ** 2 / sv[0] ** 2
         kept = np.linalg.norm(u[b], axis=0) > 0.5
-        assert kept.sum() == rank
+        # the rule's cut, 1e-15, is decided from the Gram matrix, whose eigenvalues are
+        # exact to round-off of the largest: a direction within a factor of 10 of the cut
+        # may fall on either side (seed 113974: 0.95e-15 by the SVD, 1.09e-15 by eigh)
+        rank = int(np.sum(ratio > 1e-14))
+        assert rank <= kept.sum() <= int(np.sum(ratio > 1e-16))
+        rank = int(kept.sum())
         np.testing.assert_allclose(u[b].T @ u[b], np.diag(kept.astype(float)), atol=1e-12)
         # the same column space: each projects onto the other without loss
         ref = left[:, :rank]
