@@ -406,8 +406,7 @@ def _numbers(key: str, values: list[Any], failed: list[bool], path: Path) -> pd.
     numbers = [_number(v) for v in values]
     bad = [i for i, n in enumerate(numbers) if n is None and not failed[i]]
     if bad:
-        shown = ", ".join(f"{i}: {shown_value(values[i])}" for i in bad[:5])
-        more = ", ..." if len(bad) > 5 else ""
+        shown = listed(bad, show=lambda i: f"{i}: {shown_value(values[i])}")
         odd = [values[i] for i in bad]
         why = ""
         if any(isinstance(v, str) for v in odd):
@@ -423,7 +422,7 @@ def _numbers(key: str, values: list[Any], failed: list[bool], path: Path) -> pd.
                     "for a float (1e400) would read as inf.")
         raise ValueError(f"read_pairs: key '{key}' must hold numbers (or null) in "
                          f"{str(path)!r}; {len(bad)} record(s) of 'results' hold something "
-                         f"else (first: {shown}{more}): expected a finite JSON number, "
+                         f"else (first: {shown}): expected a finite JSON number, "
                          f"unquoted, or null.{why}")
     return pd.Series([np.nan if n is None else n for n in numbers], dtype=float)
 
@@ -443,15 +442,14 @@ def _check_labels(records: list[dict[str, Any]], path: Path) -> None:
         bad = [i for i, r in enumerate(records) if key in r
                and not (_is_label(r[key]) or (null and r[key] is None))]
         if bad:
-            shown = ", ".join(f"{i}: {shown_value(records[i][key])}" for i in bad[:5])
-            more = ", ..." if len(bad) > 5 else ""
+            shown = listed([f"{i}: {shown_value(records[i][key])}" for i in bad])
             why = (" A float id (1.0) is refused: Python would merge it with the integer 1 "
                    "and split it from the string \"1\", so which pair it names is not clear."
                    if any(isinstance(records[i][key], float) for i in bad) else "")
             raise ValueError(f"read_pairs: key '{key}' must hold JSON strings or integers"
                              f"{' (or null)' if null else ''} in {str(path)!r}; {len(bad)} "
-                             f"record(s) of 'results' hold something else (first: {shown}"
-                             f"{more}).{why}")
+                             f"record(s) of 'results' hold something else (first: {shown})."
+                             f"{why}")
     ids = [r["pair_id"] for r in records]
     for group in case_collisions(ids):
         if len({type(v) for v in group}) > 1:
