@@ -308,3 +308,13 @@ def test_a_target_among_the_default_evidence_variables_asks_for_them() -> None:
                                              r"which the default evidence variables of "
                                              r"network 'asia' \(asia, smoke, xray, dysp\)"):
             call("asia", target="smoke", rng=0)
+
+
+def test_fit_names_the_rows_with_missing_values_as_the_user_wrote_them():
+    """The rows are the index's labels as plain values and the list says where it was cut
+    (they read ``np.int64(3)``, and the sixth row on was left out without a word)."""
+    df = pd.DataFrame({"a": [0.0, 1.0] * 5, "b": [None] * 7 + [1.0] * 3},
+                      index=range(3, 13))
+    with pytest.raises(ValueError, match=r"Column 'b' \(input to fit\) must not contain "
+                       r"missing values; 7 offending rows \(first: 3, 4, 5, 6, 7, \.\.\.\)\."):
+        bayesnets.fit(df, [("a", "b")], min_support=1)
