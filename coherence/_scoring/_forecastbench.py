@@ -30,16 +30,22 @@ from .._validation import binary_column
 from .._validation import check_choice
 from .._validation import check_resampling
 from .._validation import column_error
-from .._validation import label_values
 from .._validation import no_missing
-from .._validation import numeric_column
 from .._validation import param_error
-from .._validation import plain_value
 from .._validation import probability_array
 from .._validation import require_columns
 from .._validation import same_within
 from .._warnings import DeprecatedAlias
 from ._comparison import label_choices
+from ._forecastbench_inputs import BrierPanel
+from ._forecastbench_inputs import brier_panel
+from ._forecastbench_inputs import check_estimable
+from ._forecastbench_inputs import check_market_options
+from ._forecastbench_inputs import count_groups
+from ._forecastbench_inputs import imputation_filter
+from ._forecastbench_inputs import imputed_probabilities
+from ._forecastbench_inputs import model_list
+from ._forecastbench_inputs import question_type_column
 from ._forecastbench_warnings import few_compared
 from ._forecastbench_warnings import warn_perfect_naive
 from ._forecastbench_warnings import warn_small
@@ -59,12 +65,6 @@ FORECASTBENCH_SCORES: dict[str, bool] = {
     "bss_relative": True,
 }
 
-#: How the difficulty of market questions is set (ForecastBench's baseline and tournament
-#: leaderboards respectively).
-MARKET_ADJUSTMENTS = ("two_way_fixed_effects", "market_brier")
-#: Rules for missing forecasts: 0.5 everywhere, or the market value on market questions.
-IMPUTATION_RULES = ("0.5", "market")
-QUESTION_TYPES = ("dataset", "market")
 #: Questions each forecaster needs for a comparison's p-value (NaN below, warned).
 MIN_COMPARE_QUESTIONS = 30
 
@@ -113,7 +113,7 @@ def _scores(brier: np.ndarray, fe: np.ndarray, naive: int | None,
     # adjusted scores are undefined there (the data themselves are checked connected, so
     # a draw of every question needs no second look)
     split = (fixed is None and not keep.all()
-             and _n_groups(~np.isnan(brier[keep][:, fe])) > 1)
+             and count_groups(~np.isnan(brier[keep][:, fe])) > 1)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_brier = (w * bz).sum(axis=0) / n_w
         # rescaled so that "always 0.5", which scores 0.25 on every question, scores 0.25
@@ -547,7 +547,7 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     owner = "forecastbench_scores"
     n_resamples, confidence_level = check_resampling(owner, n_resamples, confidence_level)
     gen = check_rng(rng, owner=owner)
-    market_adjustment, impute, needs_value = _check_market_options(
+    market_adjustment, impute, needs_value = check_market_options(
         owner, market_adjustment, impute, max_imputed, question_type, market_value)
     df = as_dataframe(data, owner=owner)
     cols = {"question": question, "model": model, "probability": probability,
@@ -567,9 +567,9 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
     for col in ids:  # 1 and '1', 'Q1' and 'q1': one id written two ways
         check_ids([("data", df)], col, owner=owner)
     if models is not None:
-        wanted = _model_list(models, "models", df[model], model, owner)
+        wanted = model_list(models, "models", df[model], model, owner)
         df = df[df[model].isin(wanted)]
-    is_market = _question_type_column(df, question_type, question, owner)
+    is_market = question_type_column(df, question_type, question, owner)
     value = np.full(len(df), np.nan)
     if market_value is not None:
         value = probability_array(df[market_value].to_numpy(), market_value, owner=owner,
@@ -577,7 +577,7 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         if needs_value:
             no_missing(df, market_value, owner=owner, missing=is_market & np.isnan(value),
                        rule="hold a value for every market question")
-    p, imputed = _imputed_probabilities(df, probability, impute, is_market, value, owner)
+    p, imputed = imputed_probabilities(df, probability, impute, is_market, value, owner)
     y = binary_column(df, outcome, owner=owner)
     same_within(df, y, question, outcome, owner=owner)  # one outcome per question
     if market_value is not None:  # one market value per question (a question's fact)
@@ -587,21 +587,21 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         raise ValueError(column_error(question, f"appear once per '{model}' (one forecast per "
                                       "forecaster and question)",
                                       list(df.index[np.flatnonzero(dup)]), owner=owner))
-    exempt = [] if not imputation_exempt else _model_list(
+    exempt = [] if not imputation_exempt else model_list(
         imputation_exempt, "imputation_exempt", df[model], model, owner)
-    keep, dropped = _imputation_filter(df, model, question_set, imputed, is_market,
+    keep, dropped = imputation_filter(df, model, question_set, imputed, is_market,
                                        question_type is not None, max_imputed, exempt)
     if not keep.any():
         raise ValueError(f"{owner}: every forecaster has more than {max_imputed:.0%} imputed "
                          "forecasts ('max_imputed'); nothing is left to score.")
     df, p, y, imputed, is_market, value = (df[keep], p[keep], y[keep], imputed[keep],
                                            is_market[keep], value[keep])
-    panel = _brier_panel(df[question], df[model], p, y, is_market, value)
+    panel = brier_panel(df[question], df[model], p, y, is_market, value)
     n_q, n_m = len(panel.questions), len(panel.models)
     if fixed_effects_models is None:
         fe = np.ones(n_m, dtype=bool)
     else:
-        wanted = _model_list(fixed_effects_models, "fixed_effects_models", df[model], model,
+        wanted = model_list(fixed_effects_models, "fixed_effects_models", df[model], model,
                              owner)
         fe = np.isin(np.asarray(panel.model_index, dtype=object), np.asarray(wanted, dtype=object))
     halves = _score_halves(panel, fe, question_type, market_adjustment, owner)
@@ -631,84 +631,14 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
         replicates=reps)
 
 
-@dataclass(frozen=True, slots=True)
-class _BrierPanel:
-    """The scored forecasts as a (question, forecaster) matrix of Brier scores (NaN where a
-    forecaster did not answer), with each question's kind and market Brier score."""
-
-    brier: np.ndarray
-    questions: pd.Index
-    model_index: pd.Index
-    models: tuple[Any, ...]
-    is_market: np.ndarray
-    market_brier: np.ndarray
-
-
-def _check_market_options(owner: str, market_adjustment: str, impute: str | None,
-                          max_imputed: float, question_type: str | None,
-                          market_value: str | None) -> tuple[str, str | None, bool]:
-    """The validated market adjustment and imputation rule, and whether a market value
-    column is needed."""
-    market_adjustment = check_choice(market_adjustment, "market_adjustment", owner,
-                                     MARKET_ADJUSTMENTS)
-    impute = check_choice(impute, "impute", owner, (None, *IMPUTATION_RULES))
-    if isinstance(max_imputed, bool) or not isinstance(max_imputed, (int, float)) \
-            or not 0.0 <= max_imputed <= 1.0:
-        raise ValueError(param_error("max_imputed", owner, "a number in [0, 1]", max_imputed))
-    if question_type is None and (market_adjustment == "market_brier" or impute == "market"):
-        what = ("market_adjustment='market_brier'" if market_adjustment == "market_brier"
-                else "impute='market'")
-        raise ValueError(param_error("question_type", owner,
-                                     f"a column name with {what} (which questions are markets)",
-                                     None))
-    needs_value = market_adjustment == "market_brier" or impute == "market"
-    if needs_value and market_value is None:
-        raise ValueError(param_error("market_value", owner, "a column name with "
-                                     "market_adjustment='market_brier' or impute='market'", None))
-    return market_adjustment, impute, needs_value
-
-
-def _imputed_probabilities(df: pd.DataFrame, probability: str, impute: str | None,
-                           is_market: np.ndarray, value: np.ndarray,
-                           owner: str) -> tuple[np.ndarray, np.ndarray]:
-    """The forecast probabilities, missing ones imputed by ``impute``, and which were."""
-    p = numeric_column(df, probability, owner=owner, allow_nan=impute is not None)
-    bad = np.flatnonzero((p < 0.0) | (p > 1.0))
-    if len(bad):
-        raise ValueError(column_error(probability, "hold probabilities in [0, 1]",
-                                      list(df.index[bad]), list(p[bad]), owner=owner))
-    imputed = np.isnan(p)
-    if impute == "market":
-        p = np.where(imputed, np.where(is_market, value, 0.5), p)
-    elif impute == "0.5":
-        p = np.where(imputed, 0.5, p)
-    return p, imputed
-
-
-def _brier_panel(question: pd.Series, model: pd.Series, p: np.ndarray, y: np.ndarray,
-                 is_market: np.ndarray, value: np.ndarray) -> _BrierPanel:
-    """The (question, forecaster) Brier matrix of one forecast per row."""
-    q_codes, questions = pd.factorize(label_values(question), sort=True)
-    m_codes, model_index = pd.factorize(label_values(model), sort=True)
-    brier = np.full((len(questions), len(model_index)), np.nan)
-    brier[q_codes, m_codes] = (p - y) ** 2
-    q_market = np.zeros(len(questions), dtype=bool)
-    q_market[q_codes] = is_market
-    q_fixed = np.full(len(questions), np.nan)
-    q_fixed[q_codes] = (value - y) ** 2
-    # the labels as given (1 stays 1, not '1': compare and the table take what naive takes)
-    return _BrierPanel(brier, questions, model_index, tuple(plain_value(m) for m in model_index),
-                       q_market, q_fixed)
-
-
-def _score_halves(panel: _BrierPanel, fe: np.ndarray, question_type: str | None,
+def _score_halves(panel: BrierPanel, fe: np.ndarray, question_type: str | None,
                   market_adjustment: str,
                   owner: str) -> list[tuple[np.ndarray, np.ndarray | None]] | None:
     """The dataset and market halves (question mask, fixed question effects or None), or
     None when pooled; raises when a half's fixed effects cannot be estimated."""
     brier, questions = panel.brier, panel.questions
     if question_type is None:
-        _check_estimable(brier, fe, questions, owner)
+        check_estimable(brier, fe, questions, owner)
         return None
     q_market = panel.is_market
     halves: list[tuple[np.ndarray, np.ndarray | None]] = [
@@ -721,11 +651,11 @@ def _score_halves(panel: _BrierPanel, fe: np.ndarray, question_type: str | None,
                              "question left to score; both kinds are needed for the "
                              "overall score (question_type=None pools all questions).")
         if fixed is None:
-            _check_estimable(brier[mask], fe, questions[mask], owner)
+            check_estimable(brier[mask], fe, questions[mask], owner)
     return halves
 
 
-def _naive_index(panel: _BrierPanel, naive: str, model: str, dropped: pd.DataFrame,
+def _naive_index(panel: BrierPanel, naive: str, model: str, dropped: pd.DataFrame,
                  owner: str) -> int:
     """The column of the naive forecaster, which must have forecast every question."""
     if naive not in list(panel.model_index):
@@ -756,7 +686,7 @@ def _bootstrap_draws(gen: np.random.Generator, n_q: int, n_resamples: int,
     return draws
 
 
-def _score_table(panel: _BrierPanel, point: np.ndarray, reps: np.ndarray,
+def _score_table(panel: BrierPanel, point: np.ndarray, reps: np.ndarray,
                  parts: list[np.ndarray],
                  halves: list[tuple[np.ndarray, np.ndarray | None]] | None,
                  confidence_level: float) -> pd.DataFrame:
@@ -786,7 +716,7 @@ def _score_table(panel: _BrierPanel, point: np.ndarray, reps: np.ndarray,
     return table
 
 
-def _effects_table(panel: _BrierPanel, fe: np.ndarray,
+def _effects_table(panel: BrierPanel, fe: np.ndarray,
                    halves: list[tuple[np.ndarray, np.ndarray | None]] | None) -> pd.DataFrame:
     """One row per question: its kind, fixed effect, mean Brier score and forecasts."""
     brier = panel.brier
@@ -805,96 +735,3 @@ def _effects_table(panel: _BrierPanel, fe: np.ndarray,
                          "question_fixed_effect": c,
                          "mean_brier": np.nanmean(brier, axis=1),
                          "n_forecasts": present.sum(axis=1)})
-
-
-def _model_list(values: Any, name: str, column: pd.Series, model: str, owner: str) -> list:
-    """A non-empty list of forecasters, each a value of the model column."""
-    wanted = [values] if isinstance(values, str) else list(values)
-    known = set(column)
-    unknown = [m for m in wanted if m not in known]
-    if unknown or not wanted:
-        raise ValueError(param_error(name, owner, f"a non-empty list of values of '{model}'",
-                                     unknown or wanted))
-    return wanted
-
-
-def _question_type_column(df: pd.DataFrame, column: str | None, question: str,
-                          owner: str) -> np.ndarray:
-    """True for market questions; 'dataset' or 'market', one kind per question."""
-    if column is None:
-        return np.zeros(len(df), dtype=bool)
-    s = df[column]
-    bad = np.flatnonzero(~s.isin(QUESTION_TYPES).to_numpy())
-    if len(bad):
-        raise ValueError(column_error(column, "hold 'dataset' or 'market'", list(df.index[bad]),
-                                      list(s.iloc[bad]), owner=owner))
-    mixed = df.groupby(question, sort=False)[column].transform("nunique").to_numpy() > 1
-    if mixed.any():
-        raise ValueError(column_error(column, f"be one kind per '{question}'",
-                                      list(df.index[np.flatnonzero(mixed)]), owner=owner))
-    return (s == "market").to_numpy()
-
-
-def _imputation_filter(df: pd.DataFrame, model: str, question_set: str | None,
-                       imputed: np.ndarray, is_market: np.ndarray, split: bool,
-                       max_imputed: float, exempt: list) -> tuple[np.ndarray, pd.DataFrame]:
-    """Rows kept and the forecasters (per question set) dropped for imputed shares above
-    ``max_imputed``: overall, or (``split``) among dataset or among market questions."""
-    keys = [df[model].to_numpy()]
-    if question_set is not None:
-        keys.append(df[question_set].to_numpy())
-    frame = pd.DataFrame({"model": keys[0], "question_set": keys[1] if len(keys) > 1 else None,
-                          "imputed": imputed, "market": is_market})
-    rows = []
-    keep = np.ones(len(df), dtype=bool)
-    if imputed.any():
-        groups = frame.groupby(["model", "question_set"], sort=True, dropna=False)
-        for (name, qset), g in groups:
-            if name in exempt or not g["imputed"].any():
-                continue
-            shares = [g["imputed"].mean()]
-            for market in (False, True):
-                part = g.loc[g["market"] == market, "imputed"]
-                shares.append(part.mean() if split and len(part) else np.nan)
-            if any(sh > max_imputed for sh in shares if not np.isnan(sh)):
-                keep[g.index.to_numpy()] = False
-                rows.append({"model": name, "question_set": qset, "n_forecasts": len(g),
-                             "n_imputed": int(g["imputed"].sum()), "imputed_share": shares[0],
-                             "imputed_share_dataset": shares[1],
-                             "imputed_share_market": shares[2]})
-    cols = ["model", "question_set", "n_forecasts", "n_imputed", "imputed_share",
-            "imputed_share_dataset", "imputed_share_market"]
-    return keep, pd.DataFrame(rows, columns=cols)
-
-
-def _check_estimable(brier: np.ndarray, fe: np.ndarray, questions: Any, owner: str) -> None:
-    """Every question answered by a fixed-effects forecaster, in one connected group."""
-    unanswered = np.flatnonzero(np.isnan(brier[:, fe]).all(axis=1))
-    if len(unanswered):
-        raise ValueError(f"{owner}: question(s) {list(questions[unanswered[:5]])} have no "
-                         "forecast from a fixed-effects forecaster ('fixed_effects_models'), "
-                         "so their difficulty cannot be estimated.")
-    _check_connected(~np.isnan(brier[:, fe]), owner)
-
-
-def _n_groups(z: np.ndarray) -> int:
-    """The number of groups of the question-forecaster graph of answers ``z`` (n_q, n_m)
-    with no forecaster in common (questions and forecasters without an answer left out)."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    q, m = np.nonzero(z)
-    n_q, n_m = z.shape
-    graph = coo_matrix((np.ones(len(q)), (q, n_q + m)), shape=(n_q + n_m, n_q + n_m))
-    _, labels = connected_components(graph, directed=False)
-    used = np.concatenate([z.any(axis=1), z.any(axis=0)])
-    return len(np.unique(labels[used]))
-
-
-def _check_connected(z: np.ndarray, owner: str) -> None:
-    """Raise when the forecaster-question graph has more than one component."""
-    n_groups = _n_groups(z)
-    if n_groups > 1:
-        raise ValueError(f"{owner}: the fixed-effects forecasters and their questions form "
-                         f"{n_groups} groups with no forecaster in common; "
-                         "difficulty-adjusted scores cannot compare forecasters across them.")
