@@ -67,7 +67,7 @@ _LAZY: dict[str, str] = {
     "brier_decomposition": "._scoring._decomposition",
     "KnowledgeSplitResult": "._scoring._knowledge",
     "coherence_by_knowledge": "._scoring._knowledge",
-    "plot_reliability": "._scoring._forecast",
+    "plot_reliability": "._scoring._reliability_plots",
     "ContaminationFilterResult": "._scoring._temporal",
     "GatewayPartition": "._scoring._temporal",
     "GatewayReport": "._scoring._temporal",
@@ -92,7 +92,7 @@ _LAZY: dict[str, str] = {
     "CalibrationErrorResult": "._scoring._calibration",
     "SmoothECEResult": "._scoring._calibration",
     "calibration_error": "._scoring._calibration",
-    "plot_smooth_reliability": "._scoring._calibration",
+    "plot_smooth_reliability": "._scoring._reliability_plots",
     "smooth_ece": "._scoring._calibration",
     # the forecasting-at-a-simulated-date benchmark: tasks, horizons, graphs, markets
     "QUESTION_TYPES": "._scoring._questions",
@@ -240,7 +240,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._scoring._calibration import CalibrationErrorResult
     from ._scoring._calibration import SmoothECEResult
     from ._scoring._calibration import calibration_error
-    from ._scoring._calibration import plot_smooth_reliability
     from ._scoring._calibration import smooth_ece
     from ._scoring._comparison import ForecastComparisonResult
     from ._scoring._decomposition import BrierDecompositionResult
@@ -250,7 +249,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._scoring._events import key_event_recall
     from ._scoring._forecast import ForecastScoresResult
     from ._scoring._forecast import forecast_scores
-    from ._scoring._forecast import plot_reliability
     from ._scoring._forecastbench import FORECASTBENCH_SCORES
     from ._scoring._forecastbench import ForecastBenchComparisonResult
     from ._scoring._forecastbench import ForecastBenchResult
@@ -287,6 +285,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._scoring._questions import dataset_statistics
     from ._scoring._questions import question_scores
     from ._scoring._questions import validate_tasks
+    from ._scoring._reliability_plots import plot_reliability
+    from ._scoring._reliability_plots import plot_smooth_reliability
     from ._scoring._sources import SourcePrecisionResult
     from ._scoring._sources import source_precision
     from ._scoring._temporal import ContaminationFilterResult

@@ -488,7 +488,7 @@ def _figures(rep: CoherenceReport) -> list[tuple[str, str]]:
             fig, ax = plt.subplots(figsize=(4.6, 3.3))
             try:
                 if name == "calibration":
-                    from .._scoring._forecast import plot_reliability
+                    from .._scoring._reliability_plots import plot_reliability
 
                     plot_reliability(result, ax=ax)  # type: ignore[arg-type]
                 elif hasattr(result, "plot"):

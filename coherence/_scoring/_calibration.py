@@ -1,11 +1,12 @@
 """Calibration error beyond binned ECE: a debiased estimate and the smooth ECE.
 
-Public layer: :func:`calibration_error` (the debiased binned calibration error of
-Kumar, Liang and Ma 2019, with a bootstrap interval), :func:`smooth_ece` (the
-SmoothECE of Blasiok and Nakkiran 2023 and its smoothed reliability diagram) and
-:func:`plot_smooth_reliability`. The array layer (``_bin_codes``, ``_binned`` here;
-``smooth_ece_sigma``, ``smooth_ece_code``, ``fixed_point`` in :mod:`._smooth_ece`) is
-what the tests compare with brute-force loops in ``tests/_reference_calibration.py``.
+Public layer: :func:`calibration_error` (the debiased binned calibration error of Kumar,
+Liang and Ma 2019, with a bootstrap interval), :func:`smooth_ece` (the SmoothECE of
+Blasiok and Nakkiran 2023 and its smoothed reliability diagram, drawn by
+:func:`plot_smooth_reliability` in :mod:`._reliability_plots`). The array layer
+(``_bin_codes``, ``_binned`` here; ``smooth_ece_sigma``, ``smooth_ece_code``,
+``fixed_point`` in :mod:`._smooth_ece`) is what the tests compare with brute-force loops
+in ``tests/_reference_calibration.py``.
 
 The binned, uncorrected ECE and the Murphy decomposition stay where they were,
 in :func:`coherence.forecast_scores`: with ``binning='equal_width'`` the
@@ -20,14 +21,12 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
-from typing import TYPE_CHECKING
 from typing import Any
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from .._docstrings import fill_doc
 from .._resampling import cluster_draw_chunks
 from .._resampling import cluster_draws
 from .._resampling import cluster_weights
@@ -63,15 +62,11 @@ from ._smooth_ece import smooth_ece_code
 from ._smooth_ece import smooth_ece_sigma
 from ._smooth_ece import smooth_grid
 
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
-
 __all__ = [
     "CALIBRATION_BINNINGS",
     "CalibrationErrorResult",
     "SmoothECEResult",
     "calibration_error",
-    "plot_smooth_reliability",
     "smooth_ece",
 ]
 
@@ -843,54 +838,3 @@ def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "o
                f"{definition} definition",
         sigma=float(sigma), definition=definition, n_grid=len(t), n_resamples=n_resamples,
         group=group, table=table)
-
-
-@fill_doc
-def plot_smooth_reliability(result: SmoothECEResult, *, ax: Axes | None = None) -> Axes:
-    """Smoothed reliability diagram of a :func:`smooth_ece` result.
-
-    The line is :math:`t + \\hat r(t)`, its width proportional to the density
-    of the forecasts; the grey band is the pointwise bootstrap band (when the
-    result has one); the dashed diagonal is perfect calibration.
-
-    Parameters
-    ----------
-    result : SmoothECEResult
-    %(ax)s
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The axes drawn on (``ax``, or those of a new figure): the smoothed
-        reliability curve.
-
-    See Also
-    --------
-    smooth_ece : the result plotted.
-    plot_reliability : the binned reliability diagram of :func:`forecast_scores`.
-    """
-    if not isinstance(result, SmoothECEResult):
-        raise TypeError(param_error("result", "plot_smooth_reliability", "a SmoothECEResult",
-                                    type(result).__name__))
-    import matplotlib.pyplot as plt
-    from matplotlib.collections import LineCollection
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(4.5, 4.5))
-    tab = result.table
-    t = tab["t"].to_numpy()
-    s = tab["smoothed"].to_numpy()
-    ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1)
-    if np.isfinite(tab["band_low"]).any():
-        ax.fill_between(t, tab["band_low"], tab["band_high"], color="grey", alpha=0.3,
-                        linewidth=0, label="bootstrap band")
-    dens = tab["density"].to_numpy()
-    widths = 0.5 + 5.0 * dens / max(float(np.nanmax(dens)), 1e-12)
-    points = np.column_stack([t, s]).reshape(-1, 1, 2)
-    segments = np.concatenate([points[:-1], points[1:]], axis=1)
-    ax.add_collection(LineCollection(list(segments), linewidths=widths[:-1], colors="C3",
-                                     label=f"smECE = {result.statistic:.3f}"))
-    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="forecast", ylabel="smoothed observed frequency",
-           title="Smoothed reliability diagram")
-    ax.legend(loc="upper left")
-    return ax

@@ -3,7 +3,8 @@
 Public layer: :func:`forecast_scores` (a forecast table in, a
 :class:`ForecastScoresResult` out, with bootstrap-t intervals of the scores and Wilson's
 of the accuracy), :meth:`ForecastScoresResult.compare` (a paired comparison of two
-models on their common questions, in :mod:`._comparison`) and :func:`plot_reliability`.
+models on their common questions, in :mod:`._comparison`); its reliability diagram,
+:func:`plot_reliability`, is drawn in :mod:`._reliability_plots`.
 The array layer (``_brier_*``, ``_log_score``, ``_reliability_table``,
 ``murphy``) is what the tests check against hand computations.
 """
@@ -17,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
-from typing import TYPE_CHECKING
 from typing import Any
 
 import numpy as np
@@ -61,15 +61,11 @@ from ._ids import not_pooled
 from ._ids import reserved_by
 from ._ids import same_spelling
 
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
-
 __all__ = [
     "LOG_CONVENTIONS",
     "POOLED",
     "ForecastScoresResult",
     "forecast_scores",
-    "plot_reliability",
 ]
 
 #: ``"ln"``: natural log of the probability of what happened (<= 0, higher is better);
@@ -843,57 +839,3 @@ def _score(df: pd.DataFrame, *, by: str, question: str, probability: str | None,
         n_bins=n_bins, cluster=cluster, n_resamples=n_resamples,
         n_dropped_stale=prep.n_dropped_stale, table=scores, calibration=pd.DataFrame(cal_rows),
         reliability_table=rel, per_forecast=per)
-
-
-def plot_reliability(result: ForecastScoresResult, *, group: Any = POOLED,
-                     ax: Axes | None = None) -> Axes:
-    """Reliability diagram of one model (or the pooled forecasts).
-
-    Draws the observed frequency against the mean forecast of each non-empty
-    bin (marker area proportional to the bin count), the diagonal of perfect
-    calibration, and the ECE in the legend.
-
-    Parameters
-    ----------
-    result : ForecastScoresResult
-        From :func:`forecast_scores`.
-    group : str
-        A model name, or ``'(all)'`` (default) for the pooled forecasts.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure is made when omitted.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The axes drawn on (``ax``, or those of a new figure): the observed
-        frequency against the mean forecast of each bin of ``group``'s forecasts.
-
-    See Also
-    --------
-    forecast_scores : the result plotted.
-    plot_smooth_reliability : the smoothed reliability diagram of :func:`smooth_ece`.
-    """
-    owner = "plot_reliability"
-    if not isinstance(result, ForecastScoresResult):
-        raise TypeError(param_error("result", owner, "a ForecastScoresResult",
-                                    type(result).__name__))
-    table = result.reliability_table
-    groups = list(pd.unique(table[result.by]))
-    if group not in groups:
-        raise ValueError(param_error("group", owner, f"one of {groups}", group))
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(4.5, 4.5))
-    t = table.loc[(table[result.by] == group) & (table["n"] > 0)]
-    ece = float(result.calibration.set_index(result.by).loc[group, "ece"])
-    ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1)
-    sizes = 20 + 200 * t["n"].to_numpy() / max(int(t["n"].max()), 1)
-    # the next colour of the axes' cycle: curves overlaid on one ``ax`` stay apart
-    line = ax.plot(t["mean_forecast"], t["observed_frequency"], linewidth=1)[0]
-    ax.scatter(t["mean_forecast"], t["observed_frequency"], s=sizes, color=line.get_color(),
-               label=f"{group} (ECE = {ece:.3f})", zorder=3)
-    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="mean forecast (confidence)",
-           ylabel="observed frequency", title="Reliability diagram")
-    ax.legend(loc="upper left")
-    return ax

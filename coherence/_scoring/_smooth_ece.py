@@ -1,15 +1,14 @@
 """The smooth ECE's array layer: kernel smoothing of forecasts on [0, 1] and the searches
 for its kernel width.
 
-What :func:`coherence.smooth_ece` and :func:`coherence.plot_smooth_reliability` (in
-:mod:`._calibration`) compute with: the reflected Gaussian kernel
-(``_reflected_kernel``, exact) and its binned, fast version (:class:`Smoother`),
-the smooth ECE at a width (:func:`smooth_ece_sigma`), the fixed-point search of
-the paper's width (:func:`fixed_point`), the released code's and relplot's
-definitions (:func:`smooth_ece_code`, :func:`code_smece_at`,
-:func:`relplot_103_at`, :func:`relplot_search`) and the smoothed reliability
-curve (:func:`smooth_curve`). The binned calibration error stays in
-:mod:`._calibration`.
+What :func:`coherence.smooth_ece` (in :mod:`._calibration`) and
+:func:`coherence.plot_smooth_reliability` (in :mod:`._reliability_plots`) compute with:
+the reflected Gaussian kernel (``_reflected_kernel``, exact) and its binned, fast version
+(:class:`Smoother`), the smooth ECE at a width (:func:`smooth_ece_sigma`), the fixed-point
+search of the paper's width (:func:`fixed_point`), the released code's and relplot's
+definitions (:func:`smooth_ece_code`, :func:`code_smece_at`, :func:`relplot_103_at`,
+:func:`relplot_search`) and the smoothed reliability curve (:func:`smooth_curve`). The
+binned calibration error stays in :mod:`._calibration`.
 """
 
 from __future__ import annotations
