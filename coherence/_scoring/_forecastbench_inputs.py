@@ -15,8 +15,10 @@ import pandas as pd
 from .._validation import check_choice
 from .._validation import column_error
 from .._validation import label_values
+from .._validation import listed
 from .._validation import numeric_column
 from .._validation import param_error
+from .._validation import plain_repr
 from .._validation import plain_value
 
 __all__ = ["IMPUTATION_RULES", "MARKET_ADJUSTMENTS", "QUESTION_TYPES", "BrierPanel",
@@ -166,7 +168,8 @@ def check_estimable(brier: np.ndarray, fe: np.ndarray, questions: Any, owner: st
     """Every question answered by a fixed-effects forecaster, in one connected group."""
     unanswered = np.flatnonzero(np.isnan(brier[:, fe]).all(axis=1))
     if len(unanswered):
-        raise ValueError(f"{owner}: question(s) {list(questions[unanswered[:5]])} have no "
+        raise ValueError(f"{owner}: {len(unanswered)} question(s) "
+                         f"({listed(questions[unanswered], show=plain_repr)}) have no "
                          "forecast from a fixed-effects forecaster ('fixed_effects_models'), "
                          "so their difficulty cannot be estimated.")
     check_connected(~np.isnan(brier[:, fe]), owner)

@@ -257,6 +257,13 @@ def test_naive_and_fixed_effects_errors():
                        r"\('fixed_effects_models'\)"):
         forecastbench_scores(pd.concat([two_groups, two_groups.iloc[[0]].assign(
             model="c", question=5)]), fixed_effects_models=["a", "b"], n_resamples=9)
+    # counted and named, the cut marked (it listed five of seven as "[5, 6, 7, 8, 9]")
+    seven = pd.DataFrame({"model": "c", "question": range(5, 12), "probability": 0.3,
+                          "outcome": 0})
+    with pytest.raises(ValueError, match=r"forecastbench_scores: 7 question\(s\) \(5, 6, 7, 8, "
+                       r"9, \.\.\.\) have no forecast from a fixed-effects forecaster"):
+        forecastbench_scores(pd.concat([two_groups, seven]), fixed_effects_models=["a", "b"],
+                             n_resamples=9)
 
 
 @given(st.integers(0, 10_000))
