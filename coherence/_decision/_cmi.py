@@ -17,6 +17,7 @@ import numpy as np
 from .._validation import check_case_distinct
 from .._validation import check_float
 from .._validation import check_int
+from .._validation import listed
 from .._validation import narrow_float_decimals
 from .._validation import param_error
 from .._validation import same_index
@@ -136,8 +137,8 @@ def _prepare(x: Any, y: Any, z: Any, *, discrete: Any, resolution: float | None,
                 missing = np.flatnonzero(series.isna().to_numpy())
                 if len(missing):
                     raise ValueError(param_error(label, owner, "free of missing values",
-                                                 f"missing at positions "
-                                                 f"{missing[:5].tolist()}"))
+                                                 f"missing at {len(missing)} position(s): "
+                                                 f"{listed(missing)}"))
                 # 'no' and 'No ', 1 and '1', True and 1: one label typed two ways, which
                 # coded as two (or, True and 1, pooled) would change the estimate silently
                 check_case_distinct(pd.DataFrame({label: series}), label, owner=owner)
@@ -155,8 +156,8 @@ def _prepare(x: Any, y: Any, z: Any, *, discrete: Any, resolution: float | None,
                 bad = np.flatnonzero(~np.isfinite(arr))
                 if len(bad):
                     raise ValueError(param_error(label, owner, "finite (no NaN or inf)",
-                                                 f"non-finite values at positions "
-                                                 f"{bad[:5].tolist()}"))
+                                                 f"non-finite at {len(bad)} position(s): "
+                                                 f"{listed(bad)}"))
                 if resolution is not None:
                     arr = np.round(arr / resolution)
                 c_cols.append(arr)

@@ -31,6 +31,7 @@ from .._validation import check_int
 from .._validation import column_error
 from .._validation import finite_column
 from .._validation import flag_column
+from .._validation import listed
 from .._validation import no_missing
 from .._validation import nonempty
 from .._validation import param_error
@@ -387,12 +388,13 @@ def _check_event_rows(fdf: pd.DataFrame, hdf: pd.DataFrame, h_days: np.ndarray,
             f"alike in {same} are one event given twice)",
             list(fdf.index[np.flatnonzero(dup)]), owner=owner))
     if units is not None and len(fdf):
-        listed = set(units.itertuples(index=False, name=None))
-        unlisted = [k for k in rows_by_key(fdf, [by, question]) if k not in listed]
+        given = set(units.itertuples(index=False, name=None))
+        unlisted = [k for k in rows_by_key(fdf, [by, question]) if k not in given]
         if unlisted:
             raise ValueError(param_error(
                 "forecasts", owner, f"a row for every ({by}, {question}) pair of "
-                "forecast_events", f"no row for {unlisted[:5]}"))
+                "forecast_events",
+                f"no row for {len(unlisted)} pair(s): {listed(unlisted, show=repr)}"))
     if date is None or date not in hdf.columns:
         return
     if len(hdf):

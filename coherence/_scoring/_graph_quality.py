@@ -28,9 +28,11 @@ from .._validation import check_int
 from .._validation import column_error
 from .._validation import label_key
 from .._validation import list_like_strings
+from .._validation import listed
 from .._validation import no_missing
 from .._validation import numeric_column
 from .._validation import param_error
+from .._validation import plain_repr
 from .._validation import require_columns
 from ._dates import is_missing
 from ._ids import check_edge_ends
@@ -397,14 +399,14 @@ def _question_order(event_questions: pd.Series, edge_questions: pd.Series,
     all_q = list(pd.unique(pd.concat([event_questions, edge_questions], ignore_index=True)
                            .astype(object)))
     if questions is not None:
-        listed = list(questions)
-        names = pd.Series(listed, dtype=object)
+        named = list(questions)
+        names = pd.Series(named, dtype=object)
         repeated = list(pd.unique(names[names.duplicated()]))
         if repeated:
             raise ValueError(param_error(
                 "questions", "hindsight_graph_quality", "an iterable naming each question "
-                "once", f"{repeated[:5]} repeated"))
-        all_q = [*listed, *[q for q in all_q if q not in set(listed)]]
+                "once", f"{len(repeated)} repeated: {listed(repeated, show=plain_repr)}"))
+        all_q = [*named, *[q for q in all_q if q not in set(named)]]
     return all_q
 
 

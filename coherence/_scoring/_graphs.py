@@ -37,6 +37,7 @@ from .._validation import check_int
 from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import flag_column
+from .._validation import listed
 from .._validation import no_missing
 from .._validation import one_or_pair
 from .._validation import param_error
@@ -685,16 +686,18 @@ def reasoning_graph_metrics(
     f_edges = _forecast_edge_lists(forecast_edges, cols, owner)
     units, sim_days = _forecast_units(forecasts, fev, cols, owner)
     unit_list = list(units[[by, question]].itertuples(index=False, name=None))
-    listed = set(unit_list)
+    given = set(unit_list)
     unlisted = [k for k in (rows_by_key(fev, [by, question]) if len(fev) else {})
-                if k not in listed]
+                if k not in given]
     if unlisted:
         raise ValueError(param_error("forecasts", owner, "a row for every (model, question) "
-                                     "pair of forecast_events", f"no row for {unlisted[:5]}"))
-    stray = [k for k in (f_edges or {}) if k not in listed]
+                                     "pair of forecast_events", f"no row for {len(unlisted)} "
+                                     f"pair(s): {listed(unlisted, show=repr)}"))
+    stray = [k for k in (f_edges or {}) if k not in given]
     if stray:
         raise ValueError(param_error("forecast_edges", owner, "edges of listed forecasts only",
-                                     f"edges of unlisted forecasts {stray[:5]}"))
+                                     f"edges of {len(stray)} unlisted forecast(s): "
+                                     f"{listed(stray, show=repr)}"))
     _check_date_awareness(fev, hev, units, forecasts, cols, owner)
     f_tok, f_days = _event_texts(fev, cols), _event_days(fev, cols, owner)
     warn_undated(f_days, _event_days(hev, cols, owner), settings.date_window_days, convention,

@@ -25,6 +25,7 @@ from .._validation import check_choice
 from .._validation import column_error
 from .._validation import label_key
 from .._validation import list_like_strings
+from .._validation import listed
 from .._validation import no_missing
 from .._validation import nonempty
 from .._validation import param_error
@@ -217,7 +218,8 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
     missing_q = sorted({str(q) for (_, q) in cited if q not in ref})
     if missing_q:
         raise ValueError(param_error("reference", owner, "an entry for every cited question",
-                                     f"no entry for {missing_q[:5]}"))
+                                     f"no entry for {len(missing_q)} question(s): "
+                                     f"{listed(missing_q, show=repr)}"))
     rows = []
     for (model, q), c in cited.items():
         h = ref[q]

@@ -290,8 +290,12 @@ def test_lengths_must_match():
 
 def test_non_finite_continuous_values():
     with pytest.raises(ValueError, match=r"The 'z' parameter of cmi must be finite \(no NaN or "
-                                         r"inf\); got 'non-finite values at positions \[2\]'"):
+                                         r"inf\); got 'non-finite at 1 position\(s\): 2'"):
         coherence.cmi([0, 1, 0, 1], [1, 0, 1, 0], [0.1, 0.2, np.nan, 0.3])
+    # counted, and the list marked where it is cut (it read "positions [0, 1, 2, 3, 4]")
+    with pytest.raises(ValueError, match=r"got 'non-finite at 7 position\(s\): 0, 1, 2, 3, 4, "
+                                         r"\.\.\.'"):
+        coherence.cmi([0, 1] * 4, [1, 0] * 4, [np.nan] * 7 + [0.3])
 
 
 def test_missing_discrete_values():

@@ -359,7 +359,8 @@ def test_key_event_recall_refuses_a_repeated_forecast_event():
 def test_key_event_recall_refuses_forecast_events_of_unlisted_forecasts():
     f = {"model": ["m", "m2"], "question": ["q", "q"],
          "title": ["Central bank raises rates"] * 2, "date": ["2024-01-06"] * 2}
-    with pytest.raises(ValueError, match=r"'forecasts'.*no row for \[\('m2', 'q'\)\]"):
+    with pytest.raises(ValueError, match=r"'forecasts'.*no row for 1 pair\(s\): "
+                                         r"\('m2', 'q'\)"):
         key_event_recall(f, _H, forecasts={"model": ["m"], "question": ["q"]}, rng=0)
 
 
