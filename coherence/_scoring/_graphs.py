@@ -686,18 +686,7 @@ def reasoning_graph_metrics(
     f_edges = _forecast_edge_lists(forecast_edges, cols, owner)
     units, sim_days = _forecast_units(forecasts, fev, cols, owner)
     unit_list = list(units[[by, question]].itertuples(index=False, name=None))
-    given = set(unit_list)
-    unlisted = [k for k in (rows_by_key(fev, [by, question]) if len(fev) else {})
-                if k not in given]
-    if unlisted:
-        raise ValueError(param_error("forecasts", owner, "a row for every (model, question) "
-                                     "pair of forecast_events", f"no row for {len(unlisted)} "
-                                     f"pair(s): {listed(unlisted, show=repr)}"))
-    stray = [k for k in (f_edges or {}) if k not in given]
-    if stray:
-        raise ValueError(param_error("forecast_edges", owner, "edges of listed forecasts only",
-                                     f"edges of {len(stray)} unlisted forecast(s): "
-                                     f"{listed(stray, show=repr)}"))
+    _check_listed(unit_list, fev, f_edges, [by, question], owner)
     _check_date_awareness(fev, hev, units, forecasts, cols, owner)
     f_tok, f_days = _event_texts(fev, cols), _event_days(fev, cols, owner)
     warn_undated(f_days, _event_days(hev, cols, owner), settings.date_window_days, convention,
@@ -739,6 +728,24 @@ def reasoning_graph_metrics(
                                                   "date_error_days", "is_key"]),
         quality=quality,
         excluded_forecasts=pd.DataFrame(excluded, columns=[by, "question", "reasons"]))
+
+
+def _check_listed(unit_list: list[tuple[Any, ...]], fev: pd.DataFrame,
+                  f_edges: dict[tuple[Any, ...], Any] | None, key: list[str],
+                  owner: str) -> None:
+    """Every forecast with events or edges is one of ``unit_list`` (the forecasts table's,
+    when given), so none is scored as a forecast that found nothing, or dropped."""
+    given = set(unit_list)
+    unlisted = [k for k in (rows_by_key(fev, key) if len(fev) else {}) if k not in given]
+    if unlisted:
+        raise ValueError(param_error("forecasts", owner, "a row for every (model, question) "
+                                     "pair of forecast_events", f"no row for {len(unlisted)} "
+                                     f"pair(s): {listed(unlisted, show=repr)}"))
+    stray = [k for k in (f_edges or {}) if k not in given]
+    if stray:
+        raise ValueError(param_error("forecast_edges", owner, "edges of listed forecasts only",
+                                     f"edges of {len(stray)} unlisted forecast(s): "
+                                     f"{listed(stray, show=repr)}"))
 
 
 def _ratio(num: int, den: int) -> float:
