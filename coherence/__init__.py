@@ -125,15 +125,15 @@ _LAZY: dict[str, str] = {
     "LIE_COLUMNS": "._probability._lie",
     "UPDATE_CLASSES": "._probability._axioms",
     "BayesCheckResult": "._probability._axioms",
-    "ConditionalTupleResult": "._probability._axioms",
+    "ConditionalTupleResult": "._probability._axioms_paleka",
     "IteratedExpectationResult": "._probability._lie",
-    "NegationCheckResult": "._probability._axioms",
+    "NegationCheckResult": "._probability._axioms_paleka",
     "TotalProbabilityResult": "._probability._axioms",
     "UpdateDirectionResult": "._probability._axioms",
     "bayes_check": "._probability._axioms",
-    "conditional_tuple_check": "._probability._axioms",
+    "conditional_tuple_check": "._probability._axioms_paleka",
     "iterated_expectation_check": "._probability._lie",
-    "negation_check": "._probability._axioms",
+    "negation_check": "._probability._axioms_paleka",
     "random_forest_baseline": "._probability._lie",
     "total_probability_check": "._probability._axioms",
     "update_direction": "._probability._axioms",
@@ -196,15 +196,15 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._plan import plan
     from ._probability._axioms import UPDATE_CLASSES
     from ._probability._axioms import BayesCheckResult
-    from ._probability._axioms import ConditionalTupleResult
-    from ._probability._axioms import NegationCheckResult
     from ._probability._axioms import TotalProbabilityResult
     from ._probability._axioms import UpdateDirectionResult
     from ._probability._axioms import bayes_check
-    from ._probability._axioms import conditional_tuple_check
-    from ._probability._axioms import negation_check
     from ._probability._axioms import total_probability_check
     from ._probability._axioms import update_direction
+    from ._probability._axioms_paleka import ConditionalTupleResult
+    from ._probability._axioms_paleka import NegationCheckResult
+    from ._probability._axioms_paleka import conditional_tuple_check
+    from ._probability._axioms_paleka import negation_check
     from ._probability._checks import CHECKERS
     from ._probability._checks import ConsistencyCheckResult
     from ._probability._checks import arbitrage_violation

@@ -20,7 +20,7 @@ from coherence import conditional_tuple_check
 from coherence import negation_check
 from coherence import total_probability_check
 from coherence import update_direction
-from coherence._probability._axioms import _tuple_profits
+from coherence._probability._axioms_paleka import _tuple_profits
 
 # per-row values read from one row (or rows of one violation): the interval's
 # point-interval warning is asserted in test_axiom_interval_edges.py, not here
