@@ -18,7 +18,6 @@ from ._clients import ClientError
 from ._clients import Completion
 from ._clients import OpenAIClient
 from ._clients import Request
-from ._clients import SimulatedClient
 from ._clients import TransientError
 from ._clients import token_belief
 from ._common import ElicitationResult
@@ -33,6 +32,7 @@ from ._parsing import Parsed
 from ._parsing import parse_decision
 from ._parsing import parse_probabilities
 from ._runner import run
+from ._simulated import SimulatedClient
 from ._study import StudyResult
 from ._study import load_study
 from ._study import run_study

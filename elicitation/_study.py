@@ -35,11 +35,11 @@ from coherence._validation import param_error
 
 from ._cache import ResponseCache
 from ._clients import OpenAIClient
-from ._clients import SimulatedClient
 from ._engine import common_iv
 from ._options import study_options
 from ._pairs import run_pairs
 from ._runner import run
+from ._simulated import SimulatedClient
 from ._study_check import clear_results
 from ._study_check import config_types_iv
 from ._study_check import control_hint
