@@ -32,6 +32,7 @@ from coherence._validation import is_bool
 from coherence._validation import listed
 from coherence._validation import param_error
 from coherence._validation import plain_repr
+from coherence._validation import plain_value
 from coherence._validation import require_columns
 
 __all__ = ["BUNDLED_NETWORKS", "Network", "as_network", "fit", "load"]
@@ -551,8 +552,7 @@ def _check_categories_observed(column: pd.Series, name: str, owner: str) -> None
     seen = set(np.unique(column.cat.codes.to_numpy()).tolist())
     unseen = [c for j, c in enumerate(column.cat.categories) if j not in seen]
     if unseen:
-        shown = ", ".join(repr(c.item() if isinstance(c, np.generic) else c)
-                          for c in unseen[:10])
+        shown = listed(unseen, 10, show=plain_repr)
         raise ValueError(
             f"Column '{name}' (input to {owner}) is categorical with {len(unseen)} "
             f"categor{'y' if len(unseen) == 1 else 'ies'} that no row has: {shown}. {owner} "
@@ -623,7 +623,7 @@ def fit(data: Any, edges: Any, *, min_support: int = 100) -> Network:
     codes = np.empty((len(df), len(order)), dtype=np.int64)
     for j, v in enumerate(order):
         col_codes, uniques = pd.factorize(df[v], sort=True)
-        states[v] = tuple(u.item() if isinstance(u, np.generic) else u for u in uniques)
+        states[v] = tuple(plain_value(u) for u in uniques)
         codes[:, j] = col_codes
     index = {v: j for j, v in enumerate(order)}
     cpts: dict[str, np.ndarray] = {}

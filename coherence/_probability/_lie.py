@@ -26,6 +26,7 @@ from .._validation import check_float
 from .._validation import collisions_text
 from .._validation import listed
 from .._validation import param_error
+from .._validation import plain_value
 from .._warnings import DegenerateDataWarning
 from .._warnings import DeprecatedAlias
 from .._warnings import SmallSampleWarning
@@ -270,8 +271,7 @@ def _bool_number_clashes(first: pd.Series, second: pd.Series) -> list[str]:
     out = []
     for a, b in ((first, second), (second, first)):
         bools = {bool(v) for v in a.to_numpy() if isinstance(v, bool | np.bool_)}
-        nums = {v.item() if isinstance(v, np.generic) else v for v in b.to_numpy()
-                if _label_kind(v) == "numbers"}
+        nums = {plain_value(v) for v in b.to_numpy() if _label_kind(v) == "numbers"}
         out += [f"{flag!r} / {n!r}" for flag in sorted(bools) for n in sorted(nums)
                 if n == flag and f"{flag!r} / {n!r}" not in out]
     return out
