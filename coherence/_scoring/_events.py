@@ -31,7 +31,6 @@ from .._validation import check_int
 from .._validation import column_error
 from .._validation import finite_column
 from .._validation import flag_column
-from .._validation import listed
 from .._validation import no_missing
 from .._validation import nonempty
 from .._validation import param_error
@@ -59,6 +58,7 @@ from ._ids import check_ids_within
 from ._matching import THRESHOLDS
 from ._matching import EventColumns
 from ._matching import MatchSettings
+from ._matching import check_listed
 from ._matching import cosine
 from ._matching import default_embedder
 from ._matching import event_text
@@ -387,14 +387,8 @@ def _check_event_rows(fdf: pd.DataFrame, hdf: pd.DataFrame, h_days: np.ndarray,
             columns.title, f"name each event of a ({by}, {question}) forecast once (rows "
             f"alike in {same} are one event given twice)",
             list(fdf.index[np.flatnonzero(dup)]), owner=owner))
-    if units is not None and len(fdf):
-        given = set(units.itertuples(index=False, name=None))
-        unlisted = [k for k in rows_by_key(fdf, [by, question]) if k not in given]
-        if unlisted:
-            raise ValueError(param_error(
-                "forecasts", owner, f"a row for every ({by}, {question}) pair of "
-                "forecast_events",
-                f"no row for {len(unlisted)} pair(s): {listed(unlisted, show=repr)}"))
+    if units is not None:
+        check_listed(fdf, set(units.itertuples(index=False, name=None)), [by, question], owner)
     if date is None or date not in hdf.columns:
         return
     if len(hdf):

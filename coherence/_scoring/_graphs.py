@@ -66,6 +66,7 @@ from ._ids import not_pooled
 from ._matching import THRESHOLDS
 from ._matching import EventColumns
 from ._matching import MatchSettings
+from ._matching import check_listed
 from ._matching import event_text
 from ._matching import event_tokens
 from ._matching import hindsight_texts
@@ -736,11 +737,7 @@ def _check_listed(unit_list: list[tuple[Any, ...]], fev: pd.DataFrame,
     """Every forecast with events or edges is one of ``unit_list`` (the forecasts table's,
     when given), so none is scored as a forecast that found nothing, or dropped."""
     given = set(unit_list)
-    unlisted = [k for k in (rows_by_key(fev, key) if len(fev) else {}) if k not in given]
-    if unlisted:
-        raise ValueError(param_error("forecasts", owner, "a row for every (model, question) "
-                                     "pair of forecast_events", f"no row for {len(unlisted)} "
-                                     f"pair(s): {listed(unlisted, show=repr)}"))
+    check_listed(fev, given, key, owner)
     stray = [k for k in (f_edges or {}) if k not in given]
     if stray:
         raise ValueError(param_error("forecast_edges", owner, "edges of listed forecasts only",

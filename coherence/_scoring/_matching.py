@@ -16,7 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._resampling import rows_by_key
 from .._validation import DECIMAL_SLACK
+from .._validation import listed
+from .._validation import param_error
 from .._validation import same_within
 from .._warnings import DegenerateDataWarning
 from ._dates import is_missing
@@ -332,3 +335,17 @@ def warn_undated(f_days: np.ndarray, h_days: np.ndarray, date_window_days: float
                       "window and nothing matches (every recall 0); pass the dates, or "
                       "date_window_days=None to match without the gate.",
                       DegenerateDataWarning, stacklevel=4)
+
+
+def check_listed(forecast_events: pd.DataFrame, given: set[tuple[Any, ...]], key: list[str],
+                 owner: str) -> None:
+    """Raise unless every forecast with events (its ``key`` values in ``forecast_events``)
+    is one of ``given``, the (model, question) pairs of the ``forecasts`` table: a forecast
+    missing there would be left out without a word."""
+    unlisted = [k for k in (rows_by_key(forecast_events, key) if len(forecast_events) else {})
+                if k not in given]
+    if unlisted:
+        raise ValueError(param_error(
+            "forecasts", owner, f"a row for every ({key[0]}, {key[1]}) pair of "
+            "forecast_events", f"no row for {len(unlisted)} pair(s): "
+            f"{listed(unlisted, show=repr)}"))
