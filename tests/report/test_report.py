@@ -311,12 +311,12 @@ def test_rerun_command_parses_back(rep, page):
     # a run whose action labels were mapped says so in both commands
     import dataclasses
 
-    from coherence._report._render import _rerun_commands
+    from coherence._report._rerun import rerun_commands
 
     mapped = dataclasses.replace(rep, settings={
         **rep.settings, "data_file": "my answers.csv",
         "actions": {"yes": "buy", "no": "sell", "defer": "hold"}})
-    shell, python = _rerun_commands(mapped)
+    shell, python = rerun_commands(mapped)
     args = _build_parser().parse_args(shlex.split(shell)[1:])
     assert args.table == "my answers.csv"
     assert args.actions == {"buy": "yes", "sell": "no", "hold": "defer"}
@@ -854,13 +854,13 @@ def test_lie_interval_is_at_the_report_level():
 def test_a_numpy_integer_seed_is_recorded(two_models):
     # rng=np.int64(7) seeds as 7 does, but the settings said "a int64 (not recorded)" and
     # the rerun line printed --seed SEED
-    from coherence._report._render import _rerun_commands
+    from coherence._report._rerun import rerun_commands
 
     numpy_seed = report(two_models, tests=["calibration"], progress=False, rng=np.int64(7))
     plain = report(two_models, tests=["calibration"], progress=False, rng=7)
     assert numpy_seed.settings["seed"] == numpy_seed.settings["rng"] == 7
     assert type(numpy_seed.settings["seed"]) is int
-    assert _rerun_commands(numpy_seed)[0].endswith("--seed 7")
+    assert rerun_commands(numpy_seed)[0].endswith("--seed 7")
     pd.testing.assert_frame_equal(numpy_seed.to_frame(), plain.to_frame())
 
 

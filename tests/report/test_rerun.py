@@ -139,14 +139,14 @@ def test_lists_are_printed_comma_separated(table):
     CLI wants them (a second word would be taken for the table)."""
     import dataclasses
 
-    from coherence._report._render import _rerun_commands
+    from coherence._report._rerun import rerun_commands
     from coherence_cli import _build_parser
 
     rep = coherence.report(table, by=("model", "dataset"), tests=["calibration"],
                            n_resamples=19, progress=False, rng=0)
     settings = {**rep.settings, "data_file": "answers.csv",
                 "columns": {**rep.settings["columns"], "evidence": ["age", "smoker"]}}
-    shell, python = _rerun_commands(dataclasses.replace(rep, settings=settings))
+    shell, python = rerun_commands(dataclasses.replace(rep, settings=settings))
     args = _build_parser().parse_args(shlex.split(shell)[1:])
     assert args.table == "answers.csv"
     assert args.by == ["model", "dataset"] and args.evidence == ["age", "smoker"]
@@ -159,14 +159,14 @@ def test_non_default_settings_and_columns_turned_off_rerun(table, tmp_path, monk
     (other statistics, intervals at 0.95, one prompt's rows)."""
     import dataclasses
 
-    from coherence._report._render import _rerun_commands
+    from coherence._report._rerun import rerun_commands
 
     monkeypatch.chdir(tmp_path)
     table.to_csv("answers.csv", index=False)
     rep = coherence.report(table, by=("model",), prompt=None, k=7, n_splits=3, n_bins=5,
                            confidence_level=0.8, tests=["ci", "leakage", "calibration_error"],
                            n_resamples=49, adjust="none", progress=False, rng=3)
-    shell, python = _rerun_commands(dataclasses.replace(
+    shell, python = rerun_commands(dataclasses.replace(
         rep, settings={**rep.settings, "data_file": "answers.csv"}))
     argv = shlex.split(shell)
     for flag, value in (("--k", "7"), ("--folds", "3"), ("--bins", "5"),
@@ -188,13 +188,13 @@ def test_a_report_without_the_action_column_reruns(table, tmp_path, monkeypatch)
     # action out, and the CLI then looked for an 'action' column beside the outcome
     import dataclasses
 
-    from coherence._report._render import _rerun_commands
+    from coherence._report._rerun import rerun_commands
 
     monkeypatch.chdir(tmp_path)
     table.drop(columns="action").to_csv("answers.csv", index=False)
     rep = coherence.report(table.drop(columns="action"), by=("model",), action=None,
                            tests=["calibration"], n_resamples=19, progress=False, rng=0)
-    shell, python = _rerun_commands(dataclasses.replace(
+    shell, python = rerun_commands(dataclasses.replace(
         rep, settings={**rep.settings, "data_file": "answers.csv"}))
     argv = shlex.split(shell)
     assert argv[argv.index("--action") + 1] == "-" and "action=None" in python
