@@ -479,7 +479,35 @@ def _check_key_sets(records: list[dict[str, Any]], ok: list[int], path: Path) ->
                              f"{', '.join(map(repr, lacks))}); they are written together "
                              "(null for a missing value).")
 
+
 def _read_pairs_json(path: Path) -> pd.DataFrame:
+    records, meta = _records(_load_json(path), path)
+    # the rule of conditional_forecasting and attach_outcomes: null, false, 0, "" are no error
+    failed = failed_rows(pd.Series([r.get("error") for r in records], dtype=object)).tolist()
+    keys = _checked_keys(records, failed, path)
+    table = pd.DataFrame({_JSON_KEYS[k]: pd.Series([r.get(k) for r in records], dtype=object)
+                          for k in keys})
+    for k in keys:
+        col = _JSON_KEYS[k]
+        if col not in ("pair", "category"):
+            table[col] = _numbers(k, [r.get(k) for r in records], failed, path)
+    if any("variant" in r for r in records):
+        table["variant"] = pd.Series([r.get("variant") for r in records], dtype=object)
+    if any(failed):
+        table["error"] = pd.Series([r.get("error") if f else np.nan
+                                    for r, f in zip(records, failed, strict=True)],
+                                   dtype=object)
+    table["run"] = _run_label(meta, path)
+    for key, value in sorted(meta.items(), key=lambda kv: kv[0] != "model"):
+        col = f"metadata_{key}" if key in _OWN_COLUMNS else key
+        table[col] = _scalar(value)
+    table["source"] = str(path)
+    return table
+
+
+def _load_json(path: Path) -> Any:
+    """The file's JSON, refused with the line where it is not UTF-8 or not JSON, or where
+    one object names a key twice."""
     raw = path.read_bytes()
     try:
         data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=unique_keys)
@@ -494,9 +522,13 @@ def _read_pairs_json(path: Path) -> pd.DataFrame:
     except json.JSONDecodeError as exc:
         raise ValueError(f"read_pairs: {str(path)!r} is not valid JSON (line {exc.lineno}, "
                          f"column {exc.colno}: {exc.msg}).") from exc
-    records, meta = _records(data, path)
-    # the rule of conditional_forecasting and attach_outcomes: null, false, 0, "" are no error
-    failed = failed_rows(pd.Series([r.get("error") for r in records], dtype=object)).tolist()
+    return data
+
+
+def _checked_keys(records: list[dict[str, Any]], failed: list[bool], path: Path) -> list[str]:
+    """The keys of the records' table, after checking that every record holds the keys
+    it needs (a failed one only ``pair_id``), that the successful ones have resolutions
+    all or none, and that the keys written together are."""
     for key in _REQUIRED_JSON:
         bad = [i for i, r in enumerate(records)
                if key not in r and (key == "pair_id" or not failed[i])]
@@ -519,24 +551,7 @@ def _read_pairs_json(path: Path) -> pd.DataFrame:
         keys += list(_RESOLUTION_JSON)
     if any(k in r for r in records for k in _REVERSE_JSON):
         keys += list(_REVERSE_JSON)
-    table = pd.DataFrame({_JSON_KEYS[k]: pd.Series([r.get(k) for r in records], dtype=object)
-                          for k in keys})
-    for k in keys:
-        col = _JSON_KEYS[k]
-        if col not in ("pair", "category"):
-            table[col] = _numbers(k, [r.get(k) for r in records], failed, path)
-    if any("variant" in r for r in records):
-        table["variant"] = pd.Series([r.get("variant") for r in records], dtype=object)
-    if any(failed):
-        table["error"] = pd.Series([r.get("error") if f else np.nan
-                                    for r, f in zip(records, failed, strict=True)],
-                                   dtype=object)
-    table["run"] = _run_label(meta, path)
-    for key, value in sorted(meta.items(), key=lambda kv: kv[0] != "model"):
-        col = f"metadata_{key}" if key in _OWN_COLUMNS else key
-        table[col] = _scalar(value)
-    table["source"] = str(path)
-    return table
+    return keys
 
 
 # --------------------------------------------------------------------------- join
