@@ -161,6 +161,51 @@ def null_starts(designs: list[np.ndarray], folds: list[tuple[np.ndarray, np.ndar
     return np.stack(out)
 
 
+def _merged_rows(designs: list[np.ndarray], p: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The null kernel's fixed arrays: each fold's distinct base-design rows with their
+    belief (the kernel merges the observations by (distinct row, permuted outcome) into
+    weighted rows), the non-zero columns of each (the kernels skip the zeros), each
+    observation's distinct row and each fold's count of them."""
+    tables = [np.unique(np.column_stack([d, p]), axis=0, return_inverse=True)
+              for d in designs]
+    m_max = max(len(u) for u, _ in tables)
+    urows = np.zeros((len(designs), m_max, designs[0].shape[1]))
+    up = np.zeros((len(designs), m_max))
+    for f, (u, _) in enumerate(tables):
+        urows[f, :len(u)] = u[:, :-1]
+        up[f, :len(u)] = u[:, -1]
+    nonzero = urows != 0.0
+    unnz = nonzero.sum(axis=2).astype(np.int64)
+    unzi = np.zeros((*urows.shape[:2], max(1, int(unnz.max(initial=0)))), np.int64)
+    for f, u in zip(*np.nonzero(unnz), strict=True):
+        cols = np.flatnonzero(nonzero[f, u])
+        unzi[f, u, :len(cols)] = cols
+    return (urows, unzi, unnz, up,
+            np.stack([inv.reshape(-1) for _, inv in tables]).astype(np.int64),
+            np.array([len(u) for u, _ in tables], dtype=np.int64))
+
+
+def _refitted(designs: list[np.ndarray], p: np.ndarray, y_perm: np.ndarray, a: np.ndarray,
+              folds: list[tuple[np.ndarray, np.ndarray]], n_classes: int, c: float,
+              starts: list[Any], ll_base: float) -> float:
+    """One permutation's statistic refitted fold by fold (warm-started from the observed
+    fits ``starts``), NaN when a fit did not converge: the null where the folds' designs
+    differ and the merged kernel does not apply."""
+    from ._logistic import fit_logistic
+    from ._logistic import predict_logistic
+
+    loss_sum = 0.0
+    converged = True
+    for f, (train, test) in enumerate(folds):
+        features = with_outcome(designs[f], p, y_perm)
+        fit = fit_logistic(features[train], a[train], n_classes, c, init=starts[f])
+        converged = converged and fit.converged
+        proba = predict_logistic(fit, features[test], n_classes)
+        picked = proba[np.arange(len(test)), a[test]]
+        loss_sum += float(np.sum(-np.log(np.maximum(picked, PROBABILITY_FLOOR))))
+    return improvement(ll_base, loss_sum / len(a)) if converged else math.nan
+
+
 def fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
                         y_perms: np.ndarray, a: np.ndarray,
                         folds: list[tuple[np.ndarray, np.ndarray]], n_classes: int,
@@ -201,7 +246,6 @@ def fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
 
     from ._logistic import fit_logistic
     from ._logistic import link
-    from ._logistic import predict_logistic
 
     c = float(options["C"])
     n = len(a)
@@ -223,26 +267,7 @@ def fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
 
             lk = link(n_classes)
 
-            # each fold's distinct base-design rows (with their belief): the kernel merges
-            # the observations by (distinct row, permuted outcome) into weighted rows
-            tables = [np.unique(np.column_stack([d, p]), axis=0, return_inverse=True)
-                      for d in designs]
-            m_max = max(len(u) for u, _ in tables)
-            urows = np.zeros((len(designs), m_max, designs[0].shape[1]))
-            up = np.zeros((len(designs), m_max))
-            for f, (u, _) in enumerate(tables):
-                urows[f, :len(u)] = u[:, :-1]
-                up[f, :len(u)] = u[:, -1]
-            # the non-zero columns of each distinct row (the kernels skip the zeros)
-            nonzero = urows != 0.0
-            unnz = nonzero.sum(axis=2).astype(np.int64)
-            unzi = np.zeros((*urows.shape[:2], max(1, int(unnz.max(initial=0)))), np.int64)
-            for f, u in zip(*np.nonzero(unnz), strict=True):
-                cols = np.flatnonzero(nonzero[f, u])
-                unzi[f, u, :len(cols)] = cols
-            fixed = (urows, unzi, unnz, up,
-                     np.stack([inv.reshape(-1) for _, inv in tables]).astype(np.int64),
-                     np.array([len(u) for u, _ in tables], dtype=np.int64))
+            fixed = _merged_rows(designs, p)
             layout = (a.astype(np.int64),
                       np.concatenate([tr for tr, _ in folds]).astype(np.int64),
                       np.cumsum([0] + [len(tr) for tr, _ in folds]).astype(np.int64),
@@ -259,20 +284,9 @@ def fast_logistic_null(designs: list[np.ndarray], p: np.ndarray, y: np.ndarray,
 
             null = run(y_perms, False)
         else:  # folds with different designs (a belief constant in a training fold)
-            null = np.empty(len(y_perms), dtype=np.float64)
-            for b in range(len(y_perms)):
-                y_perm = y_perms[b].astype(np.float64)
-                loss_sum = 0.0
-                converged = True
-                for f, (train, test) in enumerate(folds):
-                    features = with_outcome(designs[f], p, y_perm)
-                    fit = fit_logistic(features[train], a[train], n_classes, c,
-                                       init=starts[f])
-                    converged = converged and fit.converged
-                    proba = predict_logistic(fit, features[test], n_classes)
-                    picked = proba[np.arange(len(test)), a[test]]
-                    loss_sum += float(np.sum(-np.log(np.maximum(picked, PROBABILITY_FLOOR))))
-                null[b] = improvement(ll_base, loss_sum / n) if converged else math.nan
+            null = np.array([_refitted(designs, p, y_perm.astype(np.float64), a, folds,
+                                       n_classes, c, starts, ll_base)
+                             for y_perm in y_perms], dtype=np.float64)
         margin = max(REFIT_MARGIN * unit,
                      SCALE_MARGIN * sklearn_error_scale(designs, p, y, a, folds, n_classes, c,
                                                         [s.theta for s in starts], ll_base))

@@ -96,6 +96,27 @@ def test_fast_null_equals_scikit_learn_null(study, monkeypatch, evidence):
     assert np.any(gap > 0)  # the fast path did run
 
 
+def test_fast_null_where_the_folds_designs_differ(study, monkeypatch):
+    """A belief constant in a training fold gives that fold a narrower design (no
+    splines), so the merged kernel does not apply and each permutation is refitted fold
+    by fold (warm-started Newton): the same statistic and p-value as scikit-learn's
+    refits, the null within the solver's tolerance."""
+    first = study["context"] == study["context"].iloc[0]
+    data = study.assign(belief=np.where(first, study["belief"], 0.5))
+    calls = []
+    refit = _leakage_null._refitted
+    monkeypatch.setattr(_leakage_null, "_refitted",
+                        lambda *a, **k: calls.append(1) or refit(*a, **k))
+    fast = _run(data)
+    assert len(calls) == 15  # every permutation took the fold-by-fold path
+    monkeypatch.setattr(_leakage, "FAST_REFITS", False)
+    slow = _run(data)
+    assert (fast.statistic, fast.pvalue) == (slow.statistic, slow.pvalue)
+    gap = np.abs(fast.null_distribution - slow.null_distribution)
+    assert gap.max() < _leakage_null.REFIT_MARGIN / 5
+    assert np.any(gap > 0)
+
+
 def test_margin_infinite_is_the_reference(study, monkeypatch):
     """Every permutation inside the margin: without the replay, scikit-learn's null
     exactly; with it, scikit-learn's null to rounding (the replayed solver's iterates
