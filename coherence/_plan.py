@@ -223,6 +223,31 @@ def _plan_iv(data_or_agent: Any, test: Any, n_contexts: Any, n_repetitions: Any,
     alpha = check_float(alpha, "alpha", owner, low=0.0, high=1.0, low_open=True, high_open=True)
     power = check_float(power, "power", owner, low=0.0, high=1.0, low_open=True,
                         high_open=True)
+    options = _plan_options(test, options)
+    if effect is not None:
+        effect = check_float(effect, "effect", owner)
+
+    agent: Any = None
+    pilot: pd.DataFrame | None = None
+    strata: tuple[str, ...] = ()
+    if isinstance(data_or_agent, Agent):
+        if test in _PILOT_ONLY:
+            raise TypeError(param_error("data_or_agent", owner, f"a pilot table for {test} "
+                                        "(a simulated Agent makes belief/action tables only)",
+                                        data_or_agent))
+        agent = _agent_at(data_or_agent, effect)
+    else:
+        if isinstance(data_or_agent, str):
+            raise TypeError(param_error("data_or_agent", owner, "a pilot table or an "
+                                        "Agent (e.g. coherence.Agent.leaky())", data_or_agent))
+        pilot, strata = _pilot(data_or_agent, test, effect, reps, options)
+    designs = tuple((c, r) for c in contexts for r in reps)
+    return _PlanInput(test, agent, pilot, designs, effect, n_sims, alpha, power, options, strata)
+
+
+def _plan_options(test: str, options: Any) -> dict[str, Any]:
+    """``options`` as a dict of keywords the test takes (not the data or rng)."""
+    owner = "plan"
     if options is None:
         options = {}
     if not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options):
@@ -242,64 +267,57 @@ def _plan_iv(data_or_agent: Any, test: Any, n_contexts: Any, n_repetitions: Any,
         raise ValueError(param_error("options", owner, "a ci_test method with a p-value "
                                      "('permutation'; 'bootstrap' gives an interval only)",
                                      {"method": "bootstrap"}))
-    if effect is not None:
-        effect = check_float(effect, "effect", owner)
+    return options
 
-    agent: Any = None
-    pilot: pd.DataFrame | None = None
+
+def _pilot(data_or_agent: Any, test: str, effect: float | None, reps: tuple[int, ...],
+           options: dict[str, Any]) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The pilot table, checked as the test checks it, and the columns a study's contexts
+    (and prompts) are drawn by; the LIE check's baseline in ``options`` is read into a
+    table in place."""
+    owner = "plan"
     strata: tuple[str, ...] = ()
-    if isinstance(data_or_agent, Agent):
-        if test in _PILOT_ONLY:
-            raise TypeError(param_error("data_or_agent", owner, f"a pilot table for {test} "
-                                        "(a simulated Agent makes belief/action tables only)",
-                                        data_or_agent))
-        agent = _agent_at(data_or_agent, effect)
-    else:
-        if isinstance(data_or_agent, str):
-            raise TypeError(param_error("data_or_agent", owner, "a pilot table or an "
-                                        "Agent (e.g. coherence.Agent.leaky())", data_or_agent))
-        pilot = as_dataframe(data_or_agent, name="data_or_agent", owner=owner)
-        nonempty(pilot, name="data_or_agent", owner=owner)
-        if effect is not None and test != "conditional_forecasting":
-            raise ValueError(param_error(
-                "effect", owner, "None with a pilot table (the pilot is simulated as it is; "
-                "an effect size applies to an Agent, or to conditional_forecasting's mean "
-                "Brier improvement)", effect))
-        if test in _DECISION:
-            group = options.get("group", "context")
-            if group is None:
-                raise ValueError(param_error("options", owner, "a 'group' column for a pilot "
-                                             "(contexts are what plan resamples)", options))
-            strata = (group,)
-            if test == "prompt_consistency":
-                strata = (group, options.get("prompt", "prompt"))
-        elif test == "iterated_expectation_check":
-            if "baseline" not in options:
-                raise ValueError(param_error("options", owner, "a 'baseline' table for the "
-                                             "LIE check (the baseline's contexts are resampled "
-                                             "with the agent's)", sorted(options)))
-            unsupported = sorted({"ground_truth", "contexts", "evidence"} & set(options))
-            if unsupported:
-                raise ValueError(param_error("options", owner, "no random-forest baseline "
-                                             "options (give a 'baseline' table)", unsupported))
-            strata = (options.get("context", "context"),)
-            options["baseline"] = as_dataframe(options["baseline"], name="options['baseline']",
-                                               owner=owner)
-            require_columns(options["baseline"], strata, owner=f"{owner} (options['baseline'])")
-        if strata:
-            require_columns(pilot, strata, owner=owner)
-        _check_pilot(pilot, test, options, owner)
-        if strata and pilot[strata[0]].nunique() < 2:
-            # every study would repeat one context: its power says nothing of the design
-            raise ValueError(param_error(
-                "data_or_agent", owner, f"a pilot of at least 2 contexts (column "
-                f"'{strata[0]}'; plan draws a study's contexts from the pilot's)",
-                f"{pilot[strata[0]].nunique()} context(s) in {len(pilot)} row(s)"))
-        if test in _PILOT_ONLY and reps != (1,):
-            raise ValueError(param_error("n_repetitions", owner, f"[1] for {test} (it has no "
-                                         "repetitions)", list(reps)))
-    designs = tuple((c, r) for c in contexts for r in reps)
-    return _PlanInput(test, agent, pilot, designs, effect, n_sims, alpha, power, options, strata)
+    pilot = as_dataframe(data_or_agent, name="data_or_agent", owner=owner)
+    nonempty(pilot, name="data_or_agent", owner=owner)
+    if effect is not None and test != "conditional_forecasting":
+        raise ValueError(param_error(
+            "effect", owner, "None with a pilot table (the pilot is simulated as it is; "
+            "an effect size applies to an Agent, or to conditional_forecasting's mean "
+            "Brier improvement)", effect))
+    if test in _DECISION:
+        group = options.get("group", "context")
+        if group is None:
+            raise ValueError(param_error("options", owner, "a 'group' column for a pilot "
+                                         "(contexts are what plan resamples)", options))
+        strata = (group,)
+        if test == "prompt_consistency":
+            strata = (group, options.get("prompt", "prompt"))
+    elif test == "iterated_expectation_check":
+        if "baseline" not in options:
+            raise ValueError(param_error("options", owner, "a 'baseline' table for the "
+                                         "LIE check (the baseline's contexts are resampled "
+                                         "with the agent's)", sorted(options)))
+        unsupported = sorted({"ground_truth", "contexts", "evidence"} & set(options))
+        if unsupported:
+            raise ValueError(param_error("options", owner, "no random-forest baseline "
+                                         "options (give a 'baseline' table)", unsupported))
+        strata = (options.get("context", "context"),)
+        options["baseline"] = as_dataframe(options["baseline"], name="options['baseline']",
+                                           owner=owner)
+        require_columns(options["baseline"], strata, owner=f"{owner} (options['baseline'])")
+    if strata:
+        require_columns(pilot, strata, owner=owner)
+    _check_pilot(pilot, test, options, owner)
+    if strata and pilot[strata[0]].nunique() < 2:
+        # every study would repeat one context: its power says nothing of the design
+        raise ValueError(param_error(
+            "data_or_agent", owner, f"a pilot of at least 2 contexts (column "
+            f"'{strata[0]}'; plan draws a study's contexts from the pilot's)",
+            f"{pilot[strata[0]].nunique()} context(s) in {len(pilot)} row(s)"))
+    if test in _PILOT_ONLY and reps != (1,):
+        raise ValueError(param_error("n_repetitions", owner, f"[1] for {test} (it has no "
+                                     "repetitions)", list(reps)))
+    return pilot, strata
 
 
 def _check_pilot(pilot: pd.DataFrame, test: str, options: Mapping[str, Any],
