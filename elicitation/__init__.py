@@ -29,8 +29,8 @@ from ._options import RunOptions
 from ._pairs import run_pairs
 from ._parsing import FAILURE_REASONS
 from ._parsing import Parsed
-from ._parsing import parse_decision
 from ._parsing import parse_probabilities
+from ._parsing_decision import parse_decision
 from ._runner import run
 from ._simulated import SimulatedClient
 from ._study import StudyResult

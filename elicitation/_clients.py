@@ -37,7 +37,7 @@ from coherence._validation import param_error
 
 from ._constrained import reply_grammar
 from ._constrained import reply_json_schema
-from ._parsing import PAPER_DECISION_LABELS
+from ._parsing_decision import PAPER_DECISION_LABELS
 from ._secrets import credential_keys
 from ._secrets import redact
 from ._templates import BINARY_LABELS

@@ -53,8 +53,8 @@ from ._clients import Request
 from ._clients import TransientError
 from ._options import RunOptions
 from ._parsing import Parsed
-from ._parsing import parse_decision
 from ._parsing import parse_probabilities
+from ._parsing_decision import parse_decision
 from ._secrets import redact
 from ._templates import NO_CONTROL
 from ._templates import Template

@@ -23,8 +23,6 @@ from coherence._validation import DECIMAL_SLACK
 from coherence._validation import check_float
 from coherence._validation import param_error
 
-from ._parsing_patterns import ANSWER_LINE
-from ._parsing_patterns import ANSWER_WORDS
 from ._parsing_patterns import BEFORE_SEP
 from ._parsing_patterns import BOUND_BEFORE
 from ._parsing_patterns import COUNTED
@@ -32,7 +30,6 @@ from ._parsing_patterns import DECORATION
 from ._parsing_patterns import DIGITS_RE
 from ._parsing_patterns import HEDGED
 from ._parsing_patterns import HS
-from ._parsing_patterns import LABELLED_ANSWER
 from ._parsing_patterns import MINUS_RE
 from ._parsing_patterns import NEGATED
 from ._parsing_patterns import NOT_PLAIN_AFTER
@@ -62,8 +59,15 @@ from ._parsing_patterns import words_pattern
 __all__ = [
     "FAILURE_REASONS",
     "Parsed",
-    "parse_decision",
+    "alone_after",
+    "checked_labels",
+    "fail",
+    "json_object",
+    "json_twice",
     "parse_probabilities",
+    "reply_body",
+    "reply_lines",
+    "rest_of_value",
 ]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -119,13 +123,13 @@ class Parsed:
     text: str = ""
 
 
-def _fail(text: str, reason: str, detail: str,
+def fail(text: str, reason: str, detail: str,
           raw: Mapping[str, float] | None = None) -> Parsed:
     return Parsed(ok=False, raw_values=MappingProxyType(dict(raw or {})), reason=reason,
                   detail=detail, text=text)
 
 
-def _labels_iv(labels: Any, owner: str, count: int | None = None) -> tuple[str, ...]:
+def checked_labels(labels: Any, owner: str, count: int | None = None) -> tuple[str, ...]:
     """The labels as a tuple: at least two (``count`` when given) non-empty str labels,
     distinct in any case. Labels equal but for case were both read from one number
     (``("Yes", "yes")`` read ``Yes: 0.5`` as a whole distribution)."""
@@ -280,11 +284,11 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
     """
     tol = check_float(sum_tolerance, "sum_tolerance", "parse_probabilities", low=0.0, high=1.0,
                       high_open=True)
-    labels = _labels_iv(labels, "parse_probabilities")
+    labels = checked_labels(labels, "parse_probabilities")
     try:
         return _parse_probabilities(text, labels, tol, bool(final))
     except Exception as exc:  # the parser must never raise on a reply
-        return _fail(text if isinstance(text, str) else repr(text), "invalid",
+        return fail(text if isinstance(text, str) else repr(text), "invalid",
                      f"unexpected {type(exc).__name__}: {exc}")
 
 
@@ -293,13 +297,13 @@ def _finish(text: str, labels: tuple[str, ...], raw: dict[str, float], method: s
     for label in labels:
         value = raw[label]
         if not math.isfinite(value) or value < 0.0 or value > 1.0:
-            return _fail(text, "out_of_range",
+            return fail(text, "out_of_range",
                          f"the value {value!r} for {label!r} is not a probability in [0, 1]",
                          raw)
     total = math.fsum(raw.values())
     # decided on the stated numbers: 0.3 + 0.72 is 1.0200000000000000178 in floating point
     if abs(total - 1.0) > tol + DECIMAL_SLACK:
-        return _fail(text, "bad_sum",
+        return fail(text, "bad_sum",
                      f"the probabilities sum to {total:.6g}, not to 1 within {tol:g}", raw)
     ordered = {label: raw[label] / total for label in labels}
     return Parsed(ok=True, values=MappingProxyType(ordered),
@@ -309,13 +313,13 @@ def _finish(text: str, labels: tuple[str, ...], raw: dict[str, float], method: s
 def _not_text(text: Any) -> Parsed | None:
     """The failure for a reply that is not text or is empty; None for usable text."""
     if not isinstance(text, str):
-        return _fail(repr(text), "invalid", f"the reply is a {type(text).__name__}, not text")
+        return fail(repr(text), "invalid", f"the reply is a {type(text).__name__}, not text")
     if not text.strip():
-        return _fail(text, "empty", "the reply is empty")
+        return fail(text, "empty", "the reply is empty")
     return None
 
 
-def _lines(text: str) -> list[str]:
+def reply_lines(text: str) -> list[str]:
     """The reply's non-blank lines, stripped."""
     return [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
 
@@ -341,7 +345,7 @@ def _json_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _json_object(text: str) -> dict[str, Any] | None:
+def json_object(text: str) -> dict[str, Any] | None:
     """The reply as a JSON object (code fences allowed) with lower-cased keys, or None."""
     stripped = text.strip().strip("`").removeprefix("json").strip()
     if not stripped.startswith("{"):
@@ -355,12 +359,12 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return obj
 
 
-def _json_twice(text: str, obj: dict[str, Any], labels: tuple[str, ...]) -> Parsed | None:
+def json_twice(text: str, obj: dict[str, Any], labels: tuple[str, ...]) -> Parsed | None:
     """The ``duplicate_label`` failure of a JSON reply giving a label two values, or None."""
     for label in labels:
         v = obj.get(label.lower())
         if isinstance(v, _Twice):
-            return _fail(text, "duplicate_label", f"the JSON object gives {label!r} "
+            return fail(text, "duplicate_label", f"the JSON object gives {label!r} "
                          f"{len(v)} values ({', '.join(map(repr, v))})")
     return None
 
@@ -391,7 +395,7 @@ def _holds_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _rest_of_value(body: str, end: int, words: re.Pattern[str]) -> str:
+def rest_of_value(body: str, end: int, words: re.Pattern[str]) -> str:
     """The text after a value, up to the end of its line or the next label (``words``)."""
     line_end = body.find("\n", end)
     rest = body[end:] if line_end < 0 else body[end:line_end]
@@ -412,7 +416,7 @@ def _final_block(body: str, first_label: str) -> str | None:
     return None if not found else body[found[-1].start():]
 
 
-def _reply_body(text: Any, draft: str, labels: tuple[str, ...]) -> tuple[str, Parsed | None]:
+def reply_body(text: Any, draft: str, labels: tuple[str, ...]) -> tuple[str, Parsed | None]:
     """The reply outside its reasoning blocks, or the failure of a reply that is not
     text or leaves a reasoning block open (``draft`` says why that fails)."""
     bad = _not_text(text)
@@ -428,29 +432,29 @@ def _reply_body(text: Any, draft: str, labels: tuple[str, ...]) -> tuple[str, Pa
                        for part in SUPER_SUB_SPLIT.split(body))
     body = MINUS_RE.sub("-", body)  # "−0.2" is negative, never 0.2
     if unclosed is not None:
-        return body, _fail(text, "unclosed_reasoning",
+        return body, fail(text, "unclosed_reasoning",
                            f"the reply opens {unclosed} and never closes it: {draft}")
     return body, None
 
 
 def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
                          final: bool) -> Parsed:
-    body, bad = _reply_body(text, "a number inside may be a draft, not the answer", labels)
+    body, bad = reply_body(text, "a number inside may be a draft, not the answer", labels)
     if bad is not None:
         return bad
-    if final and _json_object(body) is None:
+    if final and json_object(body) is None:
         # a reply that is one JSON object (constrained output: a JSON schema leaves no
         # room for reasoning) has no answer lines to find: rule 2 reads it
         block = _final_block(body, labels[0])
         if block is None:
-            return _fail(text, "missing_label", "the reply does not end with the answer "
+            return fail(text, "missing_label", "the reply does not end with the answer "
                          f"lines (no line starts with {labels[0]!r})")
         body = block
     if not body.strip():
-        return _fail(text, "empty", "the reply holds nothing outside its reasoning block")
+        return fail(text, "empty", "the reply holds nothing outside its reasoning block")
 
     # 1. strict
-    lines = _lines(body)
+    lines = reply_lines(body)
     if len(lines) == len(labels):
         raw: dict[str, float] = {}
         for line, label in zip(lines, labels, strict=True):
@@ -462,21 +466,21 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
             return _finish(text, labels, raw, "strict", tol)
 
     # 2. json
-    lower = _json_object(body)
+    lower = json_object(body)
     other = _json_other_numbers(lower, labels)
     if other:
-        return _fail(text, "ambiguous", f"the JSON object gives numbers to keys other than "
+        return fail(text, "ambiguous", f"the JSON object gives numbers to keys other than "
                      f"the labels ({', '.join(other)}): the labels' values are not the "
                      "reply's whole distribution")
     if lower is not None and all(label.lower() in lower for label in labels):
-        twice = _json_twice(text, lower, labels)
+        twice = json_twice(text, lower, labels)
         if twice is not None:
             return twice
         raw = {}
         for label in labels:
             v = lower[label.lower()]
             if isinstance(v, bool) or not isinstance(v, int | float):
-                return _fail(text, "invalid", f"the JSON value for {label!r} is "
+                return fail(text, "invalid", f"the JSON value for {label!r} is "
                              f"{v!r}, not a number")
             raw[label] = float(v)
         return _finish(text, labels, raw, "json", tol)
@@ -488,13 +492,13 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
     found, last = read
     third = _third_option(body, labels) if found else None
     if third is not None:
-        return _fail(text, "ambiguous", f"the reply gives a number to an answer other than the "
+        return fail(text, "ambiguous", f"the reply gives a number to an answer other than the "
                      f"labels ({third[:60]!r}): the labels' values are not the reply's whole "
                      "distribution", found)
     if len(found) == len(labels):
         revised = revision(body, last, found)
         if revised is not None:
-            return _fail(text, "ambiguous", revised, found)
+            return fail(text, "ambiguous", revised, found)
         return _finish(text, labels, found, "tolerant", tol)
 
     binary = [label.lower() for label in labels] == ["no", "yes"]
@@ -505,33 +509,33 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
             # "No: about 0.5": the model gave No a value that was not read; 1 - p would
             # put a number in its mouth it did not say
             if stated[1]:
-                return _fail(text, "unsupported_format", f"the value of {labels[0]!r} is not "
+                return fail(text, "unsupported_format", f"the value of {labels[0]!r} is not "
                              f"one plain number: {stated[0][:60]!r}", found)
-            return _fail(text, "missing_label", f"the label {labels[0]!r} is given no value: "
+            return fail(text, "missing_label", f"the label {labels[0]!r} is given no value: "
                          f"{stated[0][:60]!r}", found)
         p = found[labels[1]]
         if not math.isfinite(p) or not 0.0 <= p <= 1.0:
-            return _fail(text, "out_of_range", f"the value {p!r} for {labels[1]!r} is not a "
+            return fail(text, "out_of_range", f"the value {p!r} for {labels[1]!r} is not a "
                          "probability in [0, 1]", found)
         implied = {labels[0]: round(1.0 - p, 12), labels[1]: p}
         revised = revision(body, last, implied)
         if revised is not None:
-            return _fail(text, "ambiguous", revised, found)
+            return fail(text, "ambiguous", revised, found)
         return _finish(text, labels, implied, "yes_only", tol)
     if found:
         missing = [label for label in labels if label not in found]
-        return _fail(text, "missing_label",
+        return fail(text, "missing_label",
                      f"no value for {', '.join(map(repr, missing))}", found)
 
     # 5. a lone number
     digits = DIGITS_RE.findall(body)
     if len(digits) > 1:
-        return _fail(text, "ambiguous",
+        return fail(text, "ambiguous",
                      f"no labelled probabilities and {len(digits)} unlabelled numbers")
     if not digits:
-        return _fail(text, "no_probability", "no probability found in the reply")
+        return fail(text, "no_probability", "no probability found in the reply")
     if not binary or final:
-        return _fail(text, "no_probability", "no labelled probabilities in the reply")
+        return fail(text, "no_probability", "no labelled probabilities in the reply")
     return _lone_number(text, body, labels, tol)
 
 
@@ -545,7 +549,7 @@ def _not_plain(rest: str, body: str, end: int) -> bool:
     return line_end >= 0 and UNIT_NEXT_LINE.match(body, line_end) is not None
 
 
-def _alone_after(body: str, end: int, alone: re.Pattern[str]) -> list[str]:
+def alone_after(body: str, end: int, alone: re.Pattern[str]) -> list[str]:
     """The lines after the one that holds position ``end`` that ``alone`` matches whole
     (blank lines skipped), up to the first line it does not match: values or answers
     written alone under a label's own (``Yes: 0.7`` then ``0.8``; ``Decision:`` then
@@ -585,26 +589,26 @@ def _tolerant(text: str, body: str, labels: tuple[str, ...]
                 continue
             why = misplaced(body, m, "num")
             if why is not None:
-                return _fail(text, "ambiguous", why)
-            rest = _rest_of_value(body, m.end(), nxt)
+                return fail(text, "ambiguous", why)
+            rest = rest_of_value(body, m.end(), nxt)
             shown = (body[m.start("label"):m.end()] + rest).strip()
             if _not_plain(rest, body, m.end()):
-                return _fail(text, "unsupported_format",
+                return fail(text, "unsupported_format",
                              f"the value of {label!r} is not one plain number: {shown[:60]!r}")
             qualified = QUALIFIED_AFTER.search(rest)
             if qualified is not None:
-                return _fail(text, "unsupported_format", f"the value of {label!r} is bounded "
+                return fail(text, "unsupported_format", f"the value of {label!r} is bounded "
                              f"or taken back ({qualified.group(0).strip()!r}): {shown[:60]!r}")
-            stray = _alone_after(body, m.end(), NUMBER_LINE)
+            stray = alone_after(body, m.end(), NUMBER_LINE)
             if stray:
-                return _fail(text, "unsupported_format", f"the value of {label!r} is followed "
+                return fail(text, "unsupported_format", f"the value of {label!r} is followed "
                              f"by another number alone on a line ({stray[0][:20]!r}): two "
                              f"numbers for one label: {shown[:40]!r}")
             values.add(to_value(m))
             last = max(last, m.end())
         if len(values) > 1:
             shown = ", ".join(f"{v:g}" for v in sorted(values))
-            return _fail(text, "duplicate_label",
+            return fail(text, "duplicate_label",
                          f"the label {label!r} is given several values ({shown})")
         if values:
             found[label] = values.pop()
@@ -660,233 +664,50 @@ def _lone_number(text: str, body: str, labels: tuple[str, ...], tol: float) -> P
     """The one number of a reply with no label word, read as P(Yes), when nothing in the
     text says it could be about something else."""
     if words_pattern(labels).search(body):
-        return _fail(text, "ambiguous", "one number next to a label word: it could be either "
+        return fail(text, "ambiguous", "one number next to a label word: it could be either "
                      "label's value")
     hedge = HEDGED.search(body)
     if hedge is not None:
-        return _fail(text, "ambiguous", f"the reply says {hedge.group(0)!r}: its one number "
+        return fail(text, "ambiguous", f"the reply says {hedge.group(0)!r}: its one number "
                      "may not be the probability of yes")
     m = re.search(r"(?<![\w.])" + NUM, body)
     if m is None or _not_plain(body[m.end():].split("\n", 1)[0], body, m.end()):
-        return _fail(text, "unsupported_format", "the one number in the reply is not a plain "
+        return fail(text, "unsupported_format", "the one number in the reply is not a plain "
                      "decimal or percentage")
     bound = (BOUND_BEFORE.search(body, 0, m.start())
              or QUALIFIED_AFTER.search(body[m.end():].split("\n", 1)[0]))
     if bound is not None:
-        return _fail(text, "unsupported_format", f"the one number in the reply is bounded or "
+        return fail(text, "unsupported_format", f"the one number in the reply is bounded or "
                      f"taken back ({bound.group(0).strip()!r}), not one value")
     prefix = body[body.rfind("\n", 0, m.start()) + 1:m.start()]
     other = _other_label(prefix, labels)
     if other is not None:
-        return _fail(text, "ambiguous", f"the lone number follows {prefix.strip()[-40:]!r}, "
+        return fail(text, "ambiguous", f"the lone number follows {prefix.strip()[-40:]!r}, "
                      f"which names the label {other!r}: it may be that label's value")
     named = unknown_label(prefix)
     if named is not None:
-        return _fail(text, "ambiguous", f"the lone number is labelled {named!r}, not with a "
+        return fail(text, "ambiguous", f"the lone number is labelled {named!r}, not with a "
                      "label of the prompt: it may be another label's value")
     like = _label_like(body)
     if like is not None:
-        return _fail(text, "ambiguous", like)
+        return fail(text, "ambiguous", like)
     outcome = OTHER_OUTCOME.search(body)
     if outcome is not None:
-        return _fail(text, "ambiguous", f"the reply says {outcome.group(0)!r}, a word for the "
+        return fail(text, "ambiguous", f"the reply says {outcome.group(0)!r}, a word for the "
                      "other outcome: its one number may be that outcome's probability")
     counted = COUNTED.match(body, m.end())
     if counted is not None and not m.group("unit") and re.fullmatch(r"[-+]?\d+",
                                                                      m.group("num")):
-        return _fail(text, "ambiguous", f"the lone number {m.group('num')!r} counts "
+        return fail(text, "ambiguous", f"the lone number {m.group('num')!r} counts "
                      f"{counted.group('noun')!r}: it is not the probability of yes")
     event = named_event(prefix, labels[-1])
     if event is not None:
-        return _fail(text, "ambiguous", f"the lone number is given to {event!r}, an event "
+        return fail(text, "ambiguous", f"the lone number is given to {event!r}, an event "
                      "the reply names: it may not be the event the question asks about")
     p = to_value(m)
     if not math.isfinite(p) or not 0.0 <= p <= 1.0:
-        return _fail(text, "out_of_range",
+        return fail(text, "out_of_range",
                      f"the lone number {m.group(0).strip()!r} is not a "
                      "probability in [0, 1]", {labels[1]: p})
     return _finish(text, labels, {labels[0]: round(1.0 - p, 12), labels[1]: p},
                    "lone_number", tol)
-
-
-# --------------------------------------------------------------------------- decisions
-#: The decision labels of the decision paper's prompt (the default).
-PAPER_DECISION_LABELS: tuple[str, str] = ("Can decide", "Decision")
-
-
-def _answers_of(label: str, body: str, labels: tuple[str, ...]
-                ) -> tuple[set[str], str | None, int]:
-    """The Yes/No answers given to ``label``, why one is ambiguous (or None) and where the
-    last one read ends. A label that ends the other one is not found inside it ("Decide"
-    in "Can decide: No": the deferral's missing answer was read as No)."""
-    found: set[str] = set()
-    last = 0
-    words = words_pattern(labels)
-    for m in label_matches(label_pattern(label, r"(?P<answer>yes|no)(?![\w])"), label, body):
-        if in_longer(body, m, labels):
-            continue
-        why = misplaced(body, m, "answer")
-        if why is not None:
-            return found, why, last
-        rest = _rest_of_value(body, m.end(), words)
-        shown = (body[m.start("label"):m.end()] + rest).strip()
-        if re.search(r"(?<![\w])(yes|no)(?![\w])", rest, re.IGNORECASE):
-            return found, f"a label is followed by both Yes and No: {shown[:60]!r}", last
-        answer = m.group("answer").lower()
-        # the answer word of each line: "No." or "**No**" repeats "No"
-        other = [a for a in _alone_after(body, m.end(), ANSWER_LINE)
-                 if _answer_word(a) != answer]
-        if other:
-            # "Decision:\nYes\nNo" was read as yes: two answers, one a line
-            return found, (f"the answer of {label!r} is followed by the answer {other[0]!r} "
-                           f"alone on a line: {shown[:40]!r}"), last
-        found.add(answer)
-        last = max(last, m.end())
-    return found, None, last
-
-
-def _answer_word(line: str) -> str:
-    """The Yes or No of a line :data:`ANSWER_LINE` matches whole, lower-cased."""
-    m = ANSWER_LINE.fullmatch(line)
-    return "" if m is None else m.group(1).lower()
-
-
-def _other_answer(body: str, labels: tuple[str, ...], answer: str | None) -> str | None:
-    """A line that answers Yes or No under a label of its own that says it is the answer
-    (``Final answer: No``), and differs from the forced ``answer`` read (or there is none:
-    it may be that answer, or the other question's); None when there is no such line."""
-    words = words_pattern(labels)
-    for m in line_start_matches(LABELLED_ANSWER, body):
-        name = m.group("name")
-        if words.search(name) or not ANSWER_WORDS.intersection(
-                re.findall(r"[^\W\d_]+", name.lower())):
-            continue
-        if answer is None or m.group("answer").lower() != answer:
-            return m.group(0).strip()
-    return None
-
-
-def parse_decision(text: Any, labels: Sequence[str] = PAPER_DECISION_LABELS) -> Parsed:
-    """Read an action (yes / no / defer) from a reply to a decision template.
-
-    Parameters
-    ----------
-    text : str
-        The reply.
-    labels : pair of str
-        The label of "can you make a decision (Yes/No)" and of "if you had to
-        decide (Yes/No)": the paper's ``('Can decide', 'Decision')`` by
-        default; the toolkit's own template uses ``('Decide', 'Answer')``.
-        Two labels, distinct in any case (else a ``ValueError``).
-
-    Returns
-    -------
-    Parsed
-        ``values``: ``action`` (``'defer'`` when the model cannot decide,
-        else its answer), ``decide`` and ``answer`` (the forced choice,
-        ``None`` when not given).
-
-    See Also
-    --------
-    parse_probabilities : read probabilities from a reply.
-
-    Notes
-    -----
-    Closed reasoning blocks are removed first (an unclosed one fails with
-    ``unclosed_reasoning``). Rules: ``strict`` (exactly the two lines in
-    order), ``json`` (an object with the two labels), ``tolerant`` (each
-    label anywhere, any case, an echoed option list in brackets skipped:
-    ``Decide (Yes/No): No``; the answer on the label's line, or alone on the
-    next). "Decide: No" without an answer is a deferral; "Decide: Yes"
-    without an answer is ``missing_label``. A label followed by both words
-    (``Decision: Yes or No``, an echo of the instructions) is ``ambiguous``,
-    and so are a negated label ("I would not decide yes") and an unlabelled
-    "Yes" or "No" (it could answer either question): never guessed. A
-    label's answer followed by the other answer alone on the next lines
-    (``Decision:\\nYes\\nNo``) is ``ambiguous`` (the same answer repeated is
-    read), and so is a line that answers under a label of its own saying it
-    is the answer (``Final answer: No``, ``Verdict: No``) when it differs from
-    the forced answer or there is none, and a line after the answer that takes
-    it back ("Wait, I meant No.").
-
-    Examples
-    --------
-    >>> from elicitation import parse_decision
-    >>> parse_decision("Can decide: No\\nDecision: Yes").values["action"]
-    'defer'
-    >>> parse_decision("Decide: Yes\\nAnswer: No", ("Decide", "Answer")).values["action"]
-    'no'
-    >>> parse_decision("Can decide (Yes/No): No\\nDecision: Yes").values["decide"]
-    'no'
-    """
-    labels = _labels_iv(labels, "parse_decision", 2)
-    try:
-        return _parse_decision(text, labels)
-    except Exception as exc:  # never raise on a reply
-        return _fail(text if isinstance(text, str) else repr(text), "invalid",
-                     f"unexpected {type(exc).__name__}: {exc}")
-
-
-def _decision(text: str, decide: str, answer: str | None, method: str) -> Parsed:
-    action = "defer" if decide == "no" else answer
-    if action is None:
-        return _fail(text, "missing_label", "the model can decide but gives no answer")
-    return Parsed(ok=True, values=MappingProxyType({"action": action, "decide": decide,
-                                                    "answer": answer}),
-                  method=method, text=text)
-
-
-def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
-    body, bad = _reply_body(text, "an answer inside may be a draft", labels)
-    if bad is not None:
-        return bad
-    if not body.strip():
-        return _fail(text, "empty", "the reply holds nothing outside its reasoning block")
-    decide_label, answer_label = labels
-    lines = _lines(body)
-    if len(lines) == 2:
-        m1 = re.fullmatch(re.escape(decide_label) + r":\s*(Yes|No)", lines[0])
-        m2 = re.fullmatch(re.escape(answer_label) + r":\s*(Yes|No)", lines[1])
-        if m1 and m2:
-            return _decision(text, m1.group(1).lower(), m2.group(1).lower(), "strict")
-    lower = _json_object(body)
-    if lower is not None and decide_label.lower() in lower:
-        twice = _json_twice(text, lower, (decide_label, answer_label))
-        if twice is not None:
-            return twice
-        d = lower[decide_label.lower()]
-        a = lower.get(answer_label.lower())
-        if isinstance(d, str) and d.strip().lower() in ("yes", "no"):
-            ans = None
-            if a is not None:
-                if not isinstance(a, str) or a.strip().lower() not in ("yes", "no"):
-                    return _fail(text, "invalid", f"the JSON answer is {a!r}, not Yes or No")
-                ans = a.strip().lower()
-            return _decision(text, d.strip().lower(), ans, "json")
-    decides, echo_d, last_d = _answers_of(decide_label, body, labels)
-    answers, echo_a, last_a = _answers_of(answer_label, body, labels)
-    echo = echo_d or echo_a
-    if echo:
-        return _fail(text, "ambiguous", echo)
-    revised = revision(body, max(last_d, last_a)) if decides else None
-    if revised is not None:
-        return _fail(text, "ambiguous", revised)
-    if len(decides) > 1 or len(answers) > 1:
-        return _fail(text, "duplicate_label", "a label is given both Yes and No")
-    if decides:
-        answer = answers.pop() if answers else None
-        other = _other_answer(body, labels, answer)
-        if other is not None:
-            return _fail(text, "ambiguous", f"a line answers under a label of its own "
-                         f"({other[:60]!r}), and it is not the decision's answer: it could "
-                         "answer either question")
-        return _decision(text, decides.pop(), answer, "tolerant")
-    if answers:
-        return _fail(text, "missing_label", f"no value for {decide_label!r}")
-    found = {w.lower() for w in re.findall(r"(?<![\w])(yes|no)(?![\w])", body, re.IGNORECASE)}
-    if found:
-        # "No" alone may answer "can you decide?" (defer) or "what would you decide?"
-        # (no): reading it either way would be a guess
-        return _fail(text, "ambiguous", "a Yes/No without its label does not say which of "
-                     "the two questions it answers")
-    return _fail(text, "no_probability", "no Yes/No answer found in the reply")
