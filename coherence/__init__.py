@@ -117,9 +117,9 @@ _LAZY: dict[str, str] = {
     "hindsight_graph_quality": "._scoring._graph_quality",
     "reasoning_graph_metrics": "._scoring._graphs",
     "MarketChecksResult": "._scoring._market_checks",
-    "MarketSignalResult": "._scoring._market_checks",
+    "MarketSignalResult": "._scoring._market_signal",
     "market_checks": "._scoring._market_checks",
-    "market_signal_metrics": "._scoring._market_checks",
+    "market_signal_metrics": "._scoring._market_signal",
     "turning_points": "._scoring._market_checks",
     # probability axioms and forecaster consistency
     "LIE_COLUMNS": "._probability._lie",
@@ -270,10 +270,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._scoring._knowledge import KnowledgeSplitResult
     from ._scoring._knowledge import coherence_by_knowledge
     from ._scoring._market_checks import MarketChecksResult
-    from ._scoring._market_checks import MarketSignalResult
     from ._scoring._market_checks import market_checks
-    from ._scoring._market_checks import market_signal_metrics
     from ._scoring._market_checks import turning_points
+    from ._scoring._market_signal import MarketSignalResult
+    from ._scoring._market_signal import market_signal_metrics
     from ._scoring._markets import MarketAlignmentResult
     from ._scoring._markets import causal_pressure
     from ._scoring._markets import market_alignment

@@ -26,7 +26,7 @@ from coherence._scoring import _questions
 from coherence._scoring._ids import POOLED
 from coherence._scoring._ids import label_rows
 from coherence._scoring._ids import rows_of_codes
-from coherence._scoring._market_checks import _signal_table
+from coherence._scoring._market_signal import _signal_table
 
 _LABELS = st.sampled_from(["b", "a", "late", "early", "mid", "zz", "x y"])
 
