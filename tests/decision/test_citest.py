@@ -505,6 +505,47 @@ def test_permutations_keep_the_action_counts_of_each_belief(rational):
     assert np.ptp(null) < 1e-12
 
 
+@pytest.mark.parametrize("use_contexts", [False, True])
+def test_permutation_null_with_two_continuous_coordinates(rational, use_contexts):
+    """Two continuous conditioning coordinates (the belief and a continuous evidence
+    column) take the kNN null's Python path: each copy is the estimate with the actions
+    of whole units (rows, or contexts in their rows' order) exchanged within their
+    blocks, by numpy's generator seeded per copy. Reference: the exchange written unit by
+    unit here; each block keeps its actions, and the copies move."""
+    from coherence._decision._citest_knn import permutation_null
+    from coherence._decision._cmi import Prepared
+    from coherence._decision._cmi import estimate
+
+    prep = _prepared(rational)
+    groups = pd.factorize(rational["context"])[0].astype(np.int64)
+    gen = np.random.default_rng(11)
+    extra = (gen.normal(size=groups.max() + 1)[groups] if use_contexts
+             else gen.normal(size=prep.n))
+    two = Prepared(n=prep.n, cont=dict(prep.cont, z=np.column_stack([prep.cont["z"], extra])),
+                   disc=prep.disc)
+    assert two.n_continuous == 2
+    blocks = units_and_blocks(np.column_stack([np.zeros(prep.n), two.cont["z"]]), groups,
+                              use_contexts, 4)
+    unit_start, unit_rows, block_start, block_units = blocks
+    seeds = np.arange(5, dtype=np.int64)
+    null = permutation_null(two, 3, blocks, seeds)
+    action = two.disc["x"]
+    for b, seed in enumerate(seeds):
+        draw = np.random.default_rng(int(seed))
+        moved = action.copy()
+        for j in range(len(block_start) - 1):
+            units = block_units[block_start[j]:block_start[j + 1]]
+            givers = units[draw.permutation(len(units))]
+            for taker, giver in zip(units, givers, strict=True):
+                moved[unit_rows[unit_start[taker]:unit_start[taker + 1]]] = \
+                    action[unit_rows[unit_start[giver]:unit_start[giver + 1]]]
+            rows = np.concatenate([unit_rows[unit_start[u]:unit_start[u + 1]] for u in units])
+            assert np.array_equal(np.sort(moved[rows]), np.sort(action[rows]))
+        direct = estimate(Prepared(n=two.n, cont=two.cont, disc=dict(two.disc, x=moved)), 3)
+        assert null[b] == pytest.approx(direct, rel=1e-12, abs=1e-14)
+    assert np.ptp(null) > 0
+
+
 # --------------------------------------------------------------------------- outcome permutation
 def _outcome_design(data: pd.DataFrame):
     from coherence._decision._permutation import block_layout

@@ -134,6 +134,38 @@ def test_margin_infinite_is_the_reference(study, monkeypatch):
     np.testing.assert_array_equal(_run(study).null_distribution, slow.null_distribution)
 
 
+def test_a_replay_that_disagrees_with_scikit_learn_is_dropped(study, monkeypatch):
+    """The replay is also checked where scikit-learn refits a near tie: if one replayed
+    statistic disagrees with scikit-learn's by more than REPLAY_CHECK, scikit-learn
+    refits every permutation the replay gave (the replay is not this scikit-learn's).
+    Here the refits are a stand-in that disagrees (S + 1), so every checked permutation
+    must come out as the stand-in, none as a replayed value."""
+    monkeypatch.setattr(_leakage_null, "REFIT_MARGIN", np.inf)  # every permutation checked
+    base = _run(study)
+    gaps = np.abs(base.null_distribution - base.statistic) / max(1.0, abs(base.statistic))
+    # about half the permutations are near ties (refitted), the rest trusted replays
+    monkeypatch.setattr(_leakage_null, "REPLAY_MARGIN", float(np.median(gaps)))
+    original = _leakage.fast_logistic_null
+    refits = []
+
+    def disagreeing(*args):
+        *head, statistic, _sklearn, stratum = args
+
+        def stand_in(b):
+            refits.append(b)
+            return statistic + 1.0
+
+        return original(*head, statistic, stand_in, stratum)
+
+    monkeypatch.setattr(_leakage, "fast_logistic_null", disagreeing)
+    null = _run(study).null_distribution
+    moved = null != base.statistic  # a permutation that moved no outcome keeps S
+    near = gaps <= np.median(gaps)
+    assert 0 < np.sum(near & moved) < moved.sum()  # both kinds are there
+    assert sorted(refits) == list(np.flatnonzero(moved))  # each refitted once
+    np.testing.assert_array_equal(null[moved], base.statistic + 1.0)
+
+
 def test_replay_of_another_solver_is_not_used(study, monkeypatch):
     """The replay is checked on the observed outcome first: a replay that does not
     match this scikit-learn (here: a different tolerance) is not used at all."""
