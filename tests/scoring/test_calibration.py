@@ -23,6 +23,7 @@ from coherence import forecast_scores
 from coherence import plot_smooth_reliability
 from coherence import smooth_ece
 from coherence._resampling import studentized_interval
+from coherence._scoring import _smooth_ece
 from coherence._scoring._calibration import _bin_codes
 from coherence._scoring._calibration import _bootstrap_weight_chunks
 from coherence._scoring._calibration import _bootstrap_weights
@@ -597,6 +598,30 @@ def test_binned_smoother_equals_the_exact_kernel(n, sigma, m, columns, seed):
     got = Smoother(f, sigma, m).sums(v)
     scale = np.abs(v).sum(axis=0) / (math.sqrt(2.0 * math.pi) * sigma)
     assert np.all(np.abs(got - exact) <= 1e-12 * scale + 1e-300)
+
+
+def test_smoother_sums_many_columns_in_blocks(monkeypatch):
+    """Columns beyond the memory bound are smoothed a block at a time (two here): the
+    sums of one call."""
+    gen = np.random.default_rng(3)
+    f = np.sort(gen.uniform(size=60))
+    v = gen.normal(size=(60, 7))
+    smoother = Smoother(f, 0.05, 400)
+    whole = smoother.sums(v)
+    monkeypatch.setattr(_smooth_ece, "_MAX_BLOCK", 2 * (2 * smoother.q * smoother.M))
+    np.testing.assert_allclose(smoother.sums(v), whole, rtol=1e-13, atol=1e-300)
+
+
+@pytest.mark.parametrize("mesh", [300, 4500])
+def test_relplot_smoothing_by_fft_on_fine_meshes(mesh):
+    """relplot 1.0.3's smoothing convolves meshes over 4,000 points by FFT: the mean
+    absolute smoothed value of the direct convolution (relplot 1.0.1's), to 1e-12."""
+    from coherence._scoring._smooth_ece import _relplot_convolve
+
+    values = np.random.default_rng(mesh).normal(size=mesh) / mesh
+    for sigma in (0.003, 0.05):
+        got = float(np.mean(np.abs(_relplot_convolve(values, sigma))))
+        assert got == pytest.approx(code_smece_at(values, sigma), rel=1e-12)
 
 
 def test_bootstrap_chunks_are_the_one_call_stream():

@@ -35,7 +35,7 @@ def reference_residual(t: float, f, y, w, sigma: float) -> float:
         top = max(expo)
         logs.append(top + math.log(math.fsum(math.exp(e - top) for e in expo)))
     top = max(lg for lg, wi in zip(logs, w, strict=True) if wi > 0)
-    rel = [wi * math.exp(lg - top) for lg, wi in zip(logs, w, strict=True)]
+    rel = [wi * math.exp(lg - top) if wi > 0 else 0.0 for lg, wi in zip(logs, w, strict=True)]
     return math.fsum(ri * (yi - fi) for ri, yi, fi in zip(rel, y, f, strict=True)) / math.fsum(rel)
 
 
@@ -66,8 +66,12 @@ def test_smooth_ece_constant_forecast_is_finite_and_exact():
     assert float(np.mean(tab["density"])) == pytest.approx(1.0, abs=1e-3)
 
 
-def test_smooth_curve_is_exact_where_the_density_underflows():
-    f = np.r_[np.full(150, 0.3), np.full(50, 0.35)]
+@pytest.mark.parametrize("far", [0.35, 0.45])
+def test_smooth_curve_is_exact_where_the_density_underflows(far):
+    # far = 0.45: near t = 1 the resample's kernel weights, taken relative to the nearest
+    # forecast of the sample (0.45, not drawn), underflow to 0 (exp(-937)); they are
+    # taken again relative to the resample's own nearest forecast
+    f = np.r_[np.full(150, 0.3), np.full(50, far)]
     gen = np.random.default_rng(4)
     y = (gen.uniform(size=200) < 0.3).astype(float)
     sigma = 0.01
