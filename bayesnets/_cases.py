@@ -21,9 +21,9 @@ import pandas as pd
 from coherence import Agent
 from coherence import SimulatedStudy
 from coherence import simulate
+from coherence._parameters import check_int
 from coherence._rng import RNGLike
 from coherence._rng import check_rng
-from coherence._validation import check_int
 from coherence._validation import param_error
 
 from ._inference import cached_joint

@@ -326,12 +326,10 @@ def _conditional(net: Network, query: tuple[str, ...], columns: list[str], codes
             out[rows] = unnorm / total.reshape(-1, *([1] * len(qshape)))
     if zero_rows:
         zero_rows.sort()
-        labels = index[zero_rows[:5]].tolist()
-        shown = ", ".join(repr(label) for label in labels)
-        more = ", ..." if len(zero_rows) > 5 else ""
         raise ValueError(f"{owner}: the evidence has probability zero under network "
-                         f"'{net.name}' in {len(zero_rows)} row(s) (first: {shown}{more}); "
-                         "the posterior is undefined there.")
+                         f"'{net.name}' in {len(zero_rows)} row(s) (first: "
+                         f"{listed(index[zero_rows], show=plain_repr)}); the posterior is "
+                         "undefined there.")
     return out
 
 

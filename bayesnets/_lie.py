@@ -21,10 +21,10 @@ import numpy as np
 import pandas as pd
 
 from coherence import Agent
+from coherence._parameters import check_float
+from coherence._parameters import check_int
 from coherence._rng import RNGLike
 from coherence._rng import check_rng
-from coherence._validation import check_float
-from coherence._validation import check_int
 from coherence._validation import param_error
 
 from ._cases import build_contexts

@@ -25,9 +25,10 @@ import numpy as np
 import pandas as pd
 
 from coherence._extras import require
+from coherence._parameters import check_int
 from coherence._validation import as_dataframe
 from coherence._validation import check_case_distinct
-from coherence._validation import check_int
+from coherence._validation import first_of
 from coherence._validation import is_bool
 from coherence._validation import listed
 from coherence._validation import param_error
@@ -499,7 +500,7 @@ def _fit_iv(data: Any, edges: Any, min_support: Any) -> tuple[pd.DataFrame, list
         raise TypeError(param_error(
             "edges", owner, "variables named by text (str), as every bayesnets function "
             "asks for them (rename the columns, e.g. df.columns = df.columns.astype(str), "
-            "and name them so in the edges)", unnamed[:5]))
+            "and name them so in the edges)", first_of(unnamed)))
     require_columns(df, nodes, owner=owner)
     parents: dict[str, list[str]] = {v: [] for v in nodes}
     for a, b in edge_list:
@@ -535,12 +536,11 @@ def _check_bools_apart(column: pd.Series, name: str, owner: str) -> None:
     if not flags.any() or flags.all():
         return
     other = np.flatnonzero(~flags)
-    labels = column.index[other[:5]].tolist()
-    shown = ", ".join(f"{label!r} ({column.iloc[i]!r})"
-                      for label, i in zip(labels, other[:5], strict=True))
+    shown = listed(other, show=lambda i: f"{plain_repr(column.index[i])} "
+                                         f"({plain_repr(column.iloc[i])})")
     raise ValueError(
         f"Column '{name}' (input to {owner}) holds booleans (True/False) and {len(other)} "
-        f"other value(s) (rows: {shown}{', ...' if len(other) > 5 else ''}); True equals 1 "
+        f"other value(s) (rows: {shown}); True equals 1 "
         "and False equals 0 in Python, so they would be pooled into one state (and 'True' "
         "would be a state apart from True). Make the column one kind: all booleans or none.")
 

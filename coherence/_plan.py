@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 
 from ._intervals import wilson_interval
+from ._parameters import check_float
+from ._parameters import check_int
 from ._results import Summary
 from ._results import format_number
 from ._rng import RNGLike
@@ -34,8 +36,6 @@ from ._text import text_table
 from ._validation import as_dataframe
 from ._validation import binary_column
 from ._validation import check_case_distinct
-from ._validation import check_float
-from ._validation import check_int
 from ._validation import column_error
 from ._validation import label_column
 from ._validation import listed

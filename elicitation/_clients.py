@@ -30,9 +30,9 @@ from typing import Any
 from typing import Protocol
 from typing import runtime_checkable
 
-from coherence._validation import check_choice
-from coherence._validation import check_float
-from coherence._validation import check_int
+from coherence._parameters import check_choice
+from coherence._parameters import check_float
+from coherence._parameters import check_int
 from coherence._validation import param_error
 
 from ._constrained import reply_grammar

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from coherence._validation import check_int
+from coherence._parameters import check_int
 from coherence._validation import listed
 from coherence._validation import param_error
 from coherence._warnings import CoherenceWarning

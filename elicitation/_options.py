@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from coherence._options import merge_record
-from coherence._validation import check_float
-from coherence._validation import check_int
+from coherence._parameters import check_float
+from coherence._parameters import check_int
 from coherence._validation import param_error
 
 from ._cache import ResponseCache

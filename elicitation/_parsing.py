@@ -19,8 +19,8 @@ from dataclasses import field
 from types import MappingProxyType
 from typing import Any
 
+from coherence._parameters import check_float
 from coherence._validation import DECIMAL_SLACK
-from coherence._validation import check_float
 from coherence._validation import param_error
 
 from ._parsing_patterns import BEFORE_SEP

@@ -17,9 +17,9 @@ import numpy as np
 
 from coherence import Agent
 from coherence import snap_to_grid
-from coherence._validation import check_choice
-from coherence._validation import check_float
-from coherence._validation import check_int
+from coherence._parameters import check_choice
+from coherence._parameters import check_float
+from coherence._parameters import check_int
 from coherence._validation import param_error
 from coherence._validation import plain_value
 from coherence._validation import probability_array

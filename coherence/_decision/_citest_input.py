@@ -8,15 +8,15 @@ from typing import Any
 
 import numpy as np
 
+from .._parameters import check_choice
+from .._parameters import check_float
+from .._parameters import check_int
 from .._resampling import group_codes
 from .._resampling import row_units
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
 from .._validation import binary_column
-from .._validation import check_choice
-from .._validation import check_float
-from .._validation import check_int
 from .._validation import finite_column
 from .._validation import label_column
 from .._validation import param_error

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from .._parameters import check_float
+from .._parameters import check_int
 from .._validation import check_case_distinct
-from .._validation import check_float
-from .._validation import check_int
 from .._validation import listed
 from .._validation import narrow_float_decimals
 from .._validation import param_error

@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
 
+from .._parameters import check_float
+from .._parameters import check_int
 from .._resampling import MC_TIE_RTOL
 from .._resampling import cluster_draws
 from .._resampling import cluster_weights
@@ -38,8 +40,6 @@ from .._rng import check_rng
 from .._validation import as_dataframe
 from .._validation import check_case_distinct
 from .._validation import check_column_names
-from .._validation import check_float
-from .._validation import check_int
 from .._validation import column_error
 from .._validation import label_column
 from .._validation import label_key

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parameters import check_int
 from .._resampling import group_codes
 from .._resampling import row_units
 from .._results import CoherenceResult
@@ -42,7 +43,6 @@ from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
 from .._validation import check_column_names
-from .._validation import check_int
 from .._validation import column_error
 from .._validation import is_label_item
 from .._validation import label_column

@@ -25,13 +25,14 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from .._parameters import check_float
 from .._results import Summary
 from .._results import format_number
 from .._validation import DECIMAL_SLACK
 from .._validation import MAX_ROWS_SHOWN
 from .._validation import as_dataframe
-from .._validation import check_float
 from .._validation import column_error
+from .._validation import first_of
 from .._validation import nonempty
 from .._validation import numeric_column
 from .._validation import param_error
@@ -222,7 +223,7 @@ def set_aside_counts(set_aside: Any, owner: str) -> dict[str, int]:
                                     "or a DataFrame with a 'reason' column", set_aside))
     if "reason" not in set_aside.columns:
         raise ValueError(param_error("set_aside", owner, "a table with a 'reason' column",
-                                     list(map(str, set_aside.columns))[:10]))
+                                     first_of(list(map(str, set_aside.columns)), 10)))
     if not len(set_aside):
         return {}
     reasons = set_aside["reason"].fillna("unknown").astype(str)
@@ -231,7 +232,7 @@ def set_aside_counts(set_aside: Any, owner: str) -> dict[str, int]:
         bad = counts.isna() | (counts < 0) | (counts != counts.round())
         if bad.any():  # the values as given: 'abc' and 1.5, not NaN and nothing
             raise ValueError(param_error("set_aside", owner, "a 'count' column of counts "
-                                         "(int >= 0)", set_aside["count"][bad].tolist()[:5]))
+                                         "(int >= 0)", first_of(set_aside["count"][bad])))
         grouped = counts.groupby(reasons, sort=True).sum()
     else:
         grouped = reasons.value_counts().sort_index()

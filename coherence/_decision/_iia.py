@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parameters import check_resampling
 from .._resampling import cluster_draw_chunks
 from .._resampling import cluster_weights
 from .._resampling import group_codes
@@ -35,7 +36,6 @@ from .._rng import check_rng
 from .._text import result_level
 from .._validation import as_dataframe
 from .._validation import check_column_names
-from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import label_column
 from .._validation import listed

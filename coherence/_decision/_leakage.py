@@ -24,6 +24,9 @@ import pandas as pd
 from scipy import stats
 
 from .._extras import require
+from .._parameters import check_choice
+from .._parameters import check_float
+from .._parameters import check_int
 from .._resampling import cluster_draws
 from .._resampling import group_codes
 from .._resampling import grouped_folds
@@ -33,10 +36,7 @@ from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
 from .._validation import binary_column
-from .._validation import check_choice
 from .._validation import check_column_names
-from .._validation import check_float
-from .._validation import check_int
 from .._validation import finite_column
 from .._validation import label_column
 from .._validation import nonempty

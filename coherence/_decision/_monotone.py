@@ -28,6 +28,8 @@ import numpy as np
 import pandas as pd
 
 from .._docstrings import fill_doc
+from .._parameters import check_choice
+from .._parameters import check_int
 from .._resampling import group_codes
 from .._resampling import min_p_pvalue
 from .._resampling import monte_carlo_pvalue
@@ -37,9 +39,7 @@ from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
-from .._validation import check_choice
 from .._validation import check_column_names
-from .._validation import check_int
 from .._validation import label_column
 from .._validation import label_key
 from .._validation import label_pairs

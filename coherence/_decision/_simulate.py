@@ -41,13 +41,13 @@ import pandas as pd
 from scipy import special
 from scipy import stats
 
+from .._parameters import check_choice
+from .._parameters import check_float
+from .._parameters import check_int
 from .._results import Summary
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import DECIMAL_SLACK
-from .._validation import check_choice
-from .._validation import check_float
-from .._validation import check_int
 from .._validation import listed
 from .._validation import param_error
 from .._validation import probability_array

@@ -29,11 +29,11 @@ import pandas as pd
 
 from .._docstrings import fill_doc
 from .._intervals import wilson_interval
+from .._parameters import check_float
+from .._parameters import check_resampling
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import DECIMAL_SLACK
-from .._validation import check_float
-from .._validation import check_resampling
 from ._pairs_result import check_eps
 from ._rowwise import PerRowResult
 from ._rowwise import probabilities

@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 
 from .._docstrings import fill_doc
+from .._parameters import check_float
+from .._parameters import check_resampling
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import DECIMAL_SLACK
-from .._validation import check_float
-from .._validation import check_resampling
 from ._checks import bhattacharyya_distance
 from ._checks import frequentist_terms
 from ._checks import overlap_distance

@@ -35,6 +35,9 @@ import numpy as np
 import pandas as pd
 
 from .._docstrings import fill_doc
+from .._parameters import check_choice
+from .._parameters import check_float
+from .._parameters import check_resampling
 from .._resampling import MEAN_KINDS
 from .._resampling import cluster_mean_interval
 from .._results import CoherenceResult
@@ -42,9 +45,6 @@ from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
-from .._validation import check_choice
-from .._validation import check_float
-from .._validation import check_resampling
 from .._validation import param_error
 from .._validation import probability_column
 from .._validation import require_columns

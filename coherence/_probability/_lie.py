@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 
 from .._docstrings import fill_doc
+from .._parameters import check_float
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._validation import case_collisions
-from .._validation import check_float
 from .._validation import collisions_text
 from .._validation import listed
 from .._validation import param_error
@@ -688,9 +688,9 @@ def iterated_expectation_check(
     >>> round(res.statistic, 3)
     1.25
     """
+    from .._parameters import check_choice
+    from .._parameters import check_int
     from .._rng import check_rng
-    from .._validation import check_choice
-    from .._validation import check_int
 
     owner = "iterated_expectation_check"
     confidence_level = check_float(confidence_level, "confidence_level", owner, low=0.0,

@@ -13,9 +13,12 @@ import pandas as pd
 from .._validation import case_collisions
 from .._validation import collisions_text
 from .._validation import column_error
+from .._validation import first_of
 from .._validation import is_bool
+from .._validation import listed
 from .._validation import no_missing
 from .._validation import param_error
+from .._validation import plain_repr
 from .._validation import plain_value
 
 __all__ = [
@@ -139,8 +142,8 @@ def require_matching_labels(gt: pd.DataFrame, ctx: pd.DataFrame, q: pd.DataFrame
             what = (f"writes states of '{v}' otherwise than column '{v}' of 'ground_truth' "
                     f"({collisions_text(clash)}: one label typed two ways)" if clash else
                     f"holds no state of '{v}' that column '{v}' of 'ground_truth' holds "
-                    f"(queried {[plain_value(u) for u in unknown[:5]]}, ground truth "
-                    f"{[plain_value(u) for u in pd.unique(gt[str(v)].dropna())[:5]]})")
+                    f"(queried {first_of(unknown)}, ground truth "
+                    f"{first_of(pd.unique(gt[str(v)].dropna()))})")
             raise ValueError(
                 f"{owner}: column '{state}' of 'queries' {what}; a state not in the ground "
                 "truth counts as never seen (P(z|x) = 0), and the baseline would be wrong. "
@@ -169,8 +172,8 @@ def require_one_evidence_per_context(ctx: pd.DataFrame, q: pd.DataFrame, context
         known = set(keyed["_context_id"])
         missing = [c for c in pd.unique(q[context].astype(object)) if c not in known]
         if missing:
-            raise ValueError(f"{owner}: contexts {missing[:5]!r} of 'queries' are not rows "
-                             f"of 'contexts'.")
+            raise ValueError(f"{owner}: {len(missing)} context(s) of 'queries' are not rows "
+                             f"of 'contexts' ({listed(missing, show=plain_repr)}).")
         return
     rows = np.flatnonzero(keyed["_context_id"].isin(varied.unique()).to_numpy())
     raise ValueError(column_error(
@@ -190,13 +193,13 @@ def require_every_state(q: pd.DataFrame, z_all: dict[Any, tuple[np.ndarray, Any]
         known = list(levels)
         zq = q.loc[(q[variable].astype(object) == v).to_numpy()]
         short = []
-        for c, listed in zq.groupby(zq[context].astype(object), sort=False)[state]:
-            seen = {known.index(s) for s in listed.astype(object) if s in known}
+        for c, states in zq.groupby(zq[context].astype(object), sort=False)[state]:
+            seen = {known.index(s) for s in states.astype(object) if s in known}
             if len(seen) < len(known):
                 short.append((c, [known[j] for j in range(len(known)) if j not in seen]))
         if short:
-            shown = "; ".join(f"({plain_value(c)!r}, {plain_value(v)!r}) lacks "
-                              f"{[plain_value(s) for s in miss[:5]]}" for c, miss in short[:5])
+            shown = listed([f"({plain_repr(c)}, {plain_repr(v)}) lacks {first_of(miss)}"
+                            for c, miss in short], sep="; ")
             raise ValueError(
                 f"{owner}: {len(short)} (context, variable) unit(s) of 'queries' do not list "
                 f"every state of '{v}' that column '{v}' of 'ground_truth' holds (first: "

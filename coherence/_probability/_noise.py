@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parameters import check_choice
+from .._parameters import check_resampling
 from .._resampling import MC_TIE_RTOL
 from .._resampling import monte_carlo_pvalue
 from .._resampling import percentile_interval
@@ -38,9 +40,7 @@ from .._results import Summary
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
-from .._validation import check_choice
 from .._validation import check_column_names
-from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import label_column
 from .._validation import label_text

@@ -29,11 +29,12 @@ import pandas as pd
 
 from .._files import index_as_columns
 from .._files import lines_of_another_width
+from .._parameters import check_choice
 from .._validation import MISSING_WORDS
 from .._validation import as_dataframe
 from .._validation import case_collisions
-from .._validation import check_choice
 from .._validation import check_ids
+from .._validation import first_of
 from .._validation import listed
 from .._validation import param_error
 from .._validation import plain_repr
@@ -328,7 +329,8 @@ def _records(data: Any, path: Path) -> tuple[list[dict[str, Any]], dict[str, Any
         raise ValueError(f"read_pairs: {str(path)!r} must hold a JSON object with a 'results' "
                          f"list (or an object of lists, one per variant); got "
                          f"{type(data).__name__}"
-                         + (f" with keys {sorted(data)[:10]}" if isinstance(data, dict) else "")
+                         + (f" with keys {first_of(sorted(data), 10)}"
+                            if isinstance(data, dict) else "")
                          + ".")
     results = data["results"]
     if isinstance(results, dict):

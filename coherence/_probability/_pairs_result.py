@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parameters import check_choice
+from .._parameters import check_float
+from .._parameters import check_int
 from .._results import CoherenceResult
 from .._results import Summary
-from .._validation import check_choice
-from .._validation import check_float
-from .._validation import check_int
 from .._validation import param_error
 
 __all__ = [

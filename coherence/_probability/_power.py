@@ -18,6 +18,9 @@ import pandas as pd
 from .._intervals import FLAT_SD
 from .._intervals import is_flat
 from .._intervals import wilson_interval
+from .._parameters import check_choice
+from .._parameters import check_float
+from .._parameters import check_int
 from .._results import Summary
 from .._results import format_number
 from .._rng import RNGLike
@@ -26,9 +29,6 @@ from .._validation import UnsetName
 from .._validation import as_dataframe
 from .._validation import binary_column
 from .._validation import check_case_distinct
-from .._validation import check_choice
-from .._validation import check_float
-from .._validation import check_int
 from .._validation import column_error
 from .._validation import listed
 from .._validation import no_missing

@@ -10,8 +10,8 @@ from dataclasses import fields
 from typing import Any
 
 from .._decision._design import ENGINES
-from .._validation import check_choice
-from .._validation import check_int
+from .._parameters import check_choice
+from .._parameters import check_int
 from .._validation import param_error
 
 #: The report's second stage (``_resolve.py``) resolves an adjusted p-value strictly below

@@ -18,12 +18,12 @@ import pandas as pd
 
 from .._multiplicity import adjust_label
 from .._multiplicity import adjust_pvalues
+from .._parameters import check_choice
 from .._results import RESULT_COLUMNS
 from .._results import CoherenceResult
 from .._results import Summary
 from .._text import cell_text
 from .._text import text_table
-from .._validation import check_choice
 from ._not_run import cell_label
 from ._not_run import not_run
 from ._registry import TEST_NAMES

@@ -34,6 +34,8 @@ from .._decision._diagnostics import diagnose
 from .._decision._diagnostics import set_aside_counts
 from .._multiplicity import ADJUST_METHODS
 from .._options import merge_record
+from .._parameters import check_choice
+from .._parameters import check_int
 from .._results import CoherenceResult
 from .._rng import RNGLike
 from .._rng import check_rng
@@ -41,9 +43,7 @@ from .._rng import spawn
 from .._validation import as_dataframe
 from .._validation import binary_column
 from .._validation import check_case_distinct
-from .._validation import check_choice
 from .._validation import check_columns_arg
-from .._validation import check_int
 from .._validation import column_error
 from .._validation import label_column
 from .._validation import listed

@@ -167,8 +167,8 @@ def split_set_aside(set_aside: pd.DataFrame | None,
     if not counted.all():
         cols = list(present_by)
         labels = set_aside.loc[~counted, cols].astype(str).value_counts(sort=True)
-        shown = ", ".join(f"{_key_text(tuple(k if isinstance(k, tuple) else (k,)))} "
-                          f"({n} replies)" for k, n in list(labels.items())[:10])
+        shown = listed([f"{_key_text(tuple(k if isinstance(k, tuple) else (k,)))} "
+                        f"({n} replies)" for k, n in labels.items()], 10)
         cells = ", ".join(_key_text(tuple(str(key[c]) for c in cols)) for key, _ in keyed)
         warnings.warn(f"report: {int((~counted).sum())} of {len(set_aside)} set-aside replies "
                       f"name no cell of the data (columns {cols}: {shown}; the cells: "

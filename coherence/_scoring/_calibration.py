@@ -27,6 +27,10 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from .._parameters import check_choice
+from .._parameters import check_float
+from .._parameters import check_int
+from .._parameters import check_resampling
 from .._resampling import cluster_draw_chunks
 from .._resampling import cluster_draws
 from .._resampling import cluster_weights
@@ -35,10 +39,6 @@ from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
-from .._validation import check_choice
-from .._validation import check_float
-from .._validation import check_int
-from .._validation import check_resampling
 from .._validation import param_error
 from .._warnings import DegenerateDataWarning
 from .._warnings import NotCalibratedWarning

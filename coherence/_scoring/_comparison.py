@@ -17,6 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parameters import check_choice
+from .._parameters import check_float
+from .._parameters import check_int
 from .._resampling import sorted_codes
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
@@ -28,9 +31,6 @@ from .._skewflip import sign_flips
 from .._skewflip import skew_flip_interval
 from .._skewflip import skew_flip_pvalue
 from .._skewflip import skew_flips
-from .._validation import check_choice
-from .._validation import check_float
-from .._validation import check_int
 from .._validation import param_error
 from .._validation import plain_value
 from .._warnings import DeprecatedAlias

@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parameters import check_int
+from .._parameters import check_resampling
 from .._probability._checks import CHECKERS
 from .._probability._checks import possible_worlds
 from .._resampling import cluster_draw_chunks
@@ -39,8 +41,6 @@ from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
 from .._validation import check_column_names
-from .._validation import check_int
-from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import label_column
 from .._validation import nonempty

@@ -20,14 +20,14 @@ import numpy as np
 import pandas as pd
 
 from .._docstrings import fill_doc
+from .._parameters import check_choice
+from .._parameters import check_float
+from .._parameters import check_int
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
-from .._validation import check_choice
-from .._validation import check_float
-from .._validation import check_int
 from .._validation import column_error
 from .._validation import finite_column
 from .._validation import flag_column
@@ -44,10 +44,10 @@ from .._warnings import SkippedRecordsWarning
 if TYPE_CHECKING:  # pragma: no cover
 
     from ._forecast import ForecastScoresResult
+from .._parameters import check_resampling
 from .._resampling import MEAN_KINDS
 from .._resampling import cluster_mean_interval
 from .._resampling import rows_by_key
-from .._validation import check_resampling
 from ._dates import check_formats_across
 from ._dates import check_same_awareness
 from ._dates import is_missing

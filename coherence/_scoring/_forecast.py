@@ -23,6 +23,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parameters import check_choice
+from .._parameters import check_float
+from .._parameters import check_int
+from .._parameters import check_resampling
 from .._resampling import cluster_mean_pivots
 from .._resampling import heavy_tailed_mean_interval
 from .._resampling import mean_interval
@@ -37,10 +41,6 @@ from .._rng import check_rng
 from .._rng import spawn
 from .._validation import as_dataframe
 from .._validation import binary_column
-from .._validation import check_choice
-from .._validation import check_float
-from .._validation import check_int
-from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import no_missing
 from .._validation import nonempty

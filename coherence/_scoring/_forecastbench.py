@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parameters import check_choice
+from .._parameters import check_resampling
 from .._resampling import monte_carlo_pvalue
 from .._resampling import percentile_interval
 from .._results import CoherenceResult
@@ -27,8 +29,6 @@ from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
 from .._validation import binary_column
-from .._validation import check_choice
-from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import no_missing
 from .._validation import param_error

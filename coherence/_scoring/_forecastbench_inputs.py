@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice
+from .._parameters import check_choice
 from .._validation import column_error
 from .._validation import label_values
 from .._validation import listed

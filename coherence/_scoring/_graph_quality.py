@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parameters import check_float
+from .._parameters import check_int
 from .._resampling import rows_by_key
 from .._validation import as_dataframe
-from .._validation import check_float
-from .._validation import check_int
 from .._validation import column_error
 from .._validation import label_key
 from .._validation import list_like_strings

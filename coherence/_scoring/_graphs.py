@@ -23,6 +23,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parameters import check_choice
+from .._parameters import check_float
+from .._parameters import check_int
+from .._parameters import check_resampling
 from .._resampling import MEAN_KINDS
 from .._resampling import cluster_mean_interval
 from .._resampling import rows_by_key
@@ -31,10 +35,6 @@ from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
-from .._validation import check_choice
-from .._validation import check_float
-from .._validation import check_int
-from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import flag_column
 from .._validation import listed

@@ -22,6 +22,9 @@ import numpy as np
 import pandas as pd
 
 from .._docstrings import fill_doc
+from .._parameters import check_choice
+from .._parameters import check_int
+from .._parameters import check_resampling
 from .._resampling import MEAN_KINDS
 from .._resampling import cluster_mean_interval
 from .._resampling import sorted_codes
@@ -32,9 +35,6 @@ from .._rng import check_rng
 from .._rng import spawn
 from .._validation import as_dataframe
 from .._validation import check_case_distinct
-from .._validation import check_choice
-from .._validation import check_int
-from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import no_missing
 from .._validation import nonempty

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parameters import check_resampling
 from .._resampling import monte_carlo_pvalue
 from .._resampling import sorted_codes
 from .._resampling import tie_bound
@@ -33,7 +34,6 @@ from .._rng import spawn
 from .._validation import as_dataframe
 from .._validation import check_case_distinct
 from .._validation import check_column_names
-from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import finite_column
 from .._validation import listed

@@ -19,6 +19,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parameters import check_choice
+from .._parameters import check_float
+from .._parameters import check_resampling
 from .._resampling import cluster_mean_interval
 from .._resampling import rows_by_key
 from .._results import CoherenceResult
@@ -28,9 +31,6 @@ from .._rng import check_rng
 from .._rng import spawn
 from .._validation import DECIMAL_SLACK
 from .._validation import as_dataframe
-from .._validation import check_choice
-from .._validation import check_float
-from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import listed
 from .._validation import no_missing

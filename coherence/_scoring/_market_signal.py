@@ -17,6 +17,9 @@ import numpy as np
 import pandas as pd
 
 from .._docstrings import fill_doc
+from .._parameters import check_choice
+from .._parameters import check_float
+from .._parameters import check_resampling
 from .._resampling import MEAN_KINDS
 from .._resampling import cluster_mean_interval
 from .._resampling import rows_by_key
@@ -26,9 +29,6 @@ from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import DECIMAL_SLACK
 from .._validation import as_dataframe
-from .._validation import check_choice
-from .._validation import check_float
-from .._validation import check_resampling
 from .._validation import no_missing
 from .._validation import param_error
 from .._validation import require_columns

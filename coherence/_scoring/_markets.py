@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 
 from .._docstrings import fill_doc
+from .._parameters import check_float
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._validation import DECIMAL_SLACK
 from .._validation import as_dataframe
-from .._validation import check_float
 from .._validation import column_error
 from .._validation import no_missing
 from .._validation import nonempty

@@ -27,6 +27,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parameters import check_choice
+from .._parameters import check_float
+from .._parameters import check_resampling
 from .._resampling import MEAN_KINDS
 from .._resampling import cluster_mean_interval
 from .._resampling import streams_by_label
@@ -38,9 +41,6 @@ from .._validation import DECIMAL_SLACK
 from .._validation import UnsetName
 from .._validation import as_dataframe
 from .._validation import check_case_distinct
-from .._validation import check_choice
-from .._validation import check_float
-from .._validation import check_resampling
 from .._validation import column_error
 from .._validation import narrow_float
 from .._validation import narrow_float_decimals

@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 
 from .._docstrings import fill_doc
+from .._parameters import check_choice
 from .._results import CoherenceResult
 from .._results import ConfidenceInterval
 from .._rng import RNGLike
 from .._rng import check_rng
 from .._validation import as_dataframe
-from .._validation import check_choice
 from .._validation import column_error
 from .._validation import label_key
 from .._validation import list_like_strings
@@ -36,10 +36,10 @@ from .._warnings import DeprecatedAlias
 if TYPE_CHECKING:  # pragma: no cover
 
     pass
+from .._parameters import check_resampling
 from .._resampling import MEAN_KINDS
 from .._resampling import cluster_mean_interval
 from .._resampling import rows_by_key
-from .._validation import check_resampling
 from ._dates import is_missing
 from ._ids import check_ids
 

@@ -108,6 +108,29 @@ def test_posterior_is_the_enumerated_conditional(nets, joints, data, name) -> No
     np.testing.assert_allclose(got.to_numpy(), ref, rtol=0, atol=1e-10)
 
 
+@pytest.mark.parametrize("name", ["asia", "cancer"])
+@pytest.mark.parametrize("small", [("_MAX_JOINT_CELLS",), ("_MAX_BATCH_CELLS",),
+                                   ("_MAX_JOINT_CELLS", "_MAX_BATCH_CELLS")])
+def test_posterior_past_the_cell_budgets(nets, joints, name, small, monkeypatch) -> None:
+    """Where a pattern's joint table would pass its budget, each distinct assignment is
+    eliminated alone; where a batch of rare patterns would, each rare pattern is answered
+    as a common one. Both (and the two together) give the enumerated conditional."""
+    from bayesnets import _inference
+
+    for budget in small:
+        monkeypatch.setattr(_inference, budget, 0)
+    net = nets[name]
+    rng = np.random.default_rng(20261205)
+    for target in net.variables:
+        others = [v for v in net.variables if v != target]
+        sample = _forward(net, 60, rng)[others].astype(object)
+        sample = sample.where(rng.random(sample.shape) < 0.5, None)
+        sample = pd.concat([sample, sample.iloc[[0] * 18]], ignore_index=True)  # one common
+        got = bayesnets.posterior(net, target, sample)
+        ref = np.array([_conditional(net, joints[name], [target], row) for row in _rows(sample)])
+        np.testing.assert_allclose(got.to_numpy(), ref, rtol=0, atol=1e-10)
+
+
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_posterior_rows_agree_with_one_row_queries_on_child(nets, data) -> None:

@@ -1,3 +1,4 @@
+import json
 import re
 
 import numpy as np
@@ -7,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import coherence
+from coherence import _parameters
 from coherence import _validation as v
 
 #: forecast_scores warns of intervals on fewer than 6 questions (these have fewer)
@@ -148,38 +150,39 @@ def test_as_dataframe():
 
 
 def test_check_int():
-    assert v.check_int(3, "k", "cmi", low=1, high=9) == 3
+    assert _parameters.check_int(3, "k", "cmi", low=1, high=9) == 3
     with pytest.raises(ValueError, match=re.escape(
             "The 'k' parameter of cmi must be an int in [1, 9]; got 0.")):
-        v.check_int(0, "k", "cmi", low=1, high=9)
+        _parameters.check_int(0, "k", "cmi", low=1, high=9)
     with pytest.raises(TypeError, match=r"must be an int >= 1; got 2.5"):
-        v.check_int(2.5, "k", "cmi", low=1)
+        _parameters.check_int(2.5, "k", "cmi", low=1)
     with pytest.raises(TypeError, match=r"got True"):
-        v.check_int(True, "k", "cmi", low=1)
+        _parameters.check_int(True, "k", "cmi", low=1)
 
 
 def test_check_float():
-    assert v.check_float(0.5, "a", "f", low=0, high=1) == 0.5
+    assert _parameters.check_float(0.5, "a", "f", low=0, high=1) == 0.5
     with pytest.raises(ValueError, match=re.escape(
             "The 'alpha' parameter of f must be a finite float in (0, 1); got 1.0.")):
-        v.check_float(1.0, "alpha", "f", low=0, high=1, low_open=True, high_open=True)
+        _parameters.check_float(1.0, "alpha", "f", low=0, high=1, low_open=True, high_open=True)
     with pytest.raises(ValueError, match="got nan"):
-        v.check_float(float("nan"), "alpha", "f")
+        _parameters.check_float(float("nan"), "alpha", "f")
     with pytest.raises(TypeError, match=r"got '0\.5'"):
-        v.check_float("0.5", "alpha", "f")
+        _parameters.check_float("0.5", "alpha", "f")
 
 
 def test_check_choice():
     with pytest.raises(ValueError, match=re.escape(
             "The 'method' parameter of ci_test must be one of 'permutation', 'bootstrap'; "
             "got 'exact'.")):
-        v.check_choice("exact", "method", "ci_test", ("permutation", "bootstrap"))
+        _parameters.check_choice("exact", "method", "ci_test", ("permutation", "bootstrap"))
 
 
 def test_check_choice_returns_the_option_itself():
     """An option read from a numpy array (np.str_) was kept as such: the results recorded
     ``method=np.str_('local')``."""
-    got = v.check_choice(np.str_("bootstrap"), "method", "ci_test", ("permutation", "bootstrap"))
+    got = _parameters.check_choice(np.str_("bootstrap"), "method", "ci_test",
+                                   ("permutation", "bootstrap"))
     assert type(got) is str and got == "bootstrap"
     data = pd.DataFrame({"probability": np.linspace(0.05, 0.95, 20),
                          "outcome": np.tile([0, 1], 10)})
@@ -529,6 +532,35 @@ def test_listed_names_the_first_items_and_says_how_it_cut_the_rest(values, limit
         got = v.listed(data, limit, show=show, sep=sep, counted=counted)
         assert got == _listed_reference(values, limit, show, sep, counted)
         assert got.endswith(("...", " more")) == (len(values) > limit)
+
+
+@given(st.lists(st.one_of(st.integers(), st.text(max_size=4)), max_size=12),
+       st.integers(0, 8), st.sampled_from(["list", "index", "array"]))
+def test_first_of_is_the_got_of_a_cut_list(values, limit, kind):
+    """The ``got`` of a parameter error that shows some values: the first ``limit`` as
+    plain values, in a list whose repr says where the rest were left out."""
+    data = {"list": values, "index": pd.Index(values, dtype=object),
+            "array": np.array(values, dtype=object)}[kind]
+    got = v.first_of(data, limit)
+    assert list(got) == values[:limit]
+    head = repr(values[:limit])
+    assert repr(got) == (head[:-1] + (", ...]" if head != "[]" else "...]")
+                         if len(values) > limit else head)
+
+
+def test_cut_lists_in_messages_say_so(tmp_path):
+    """Parameter errors that showed the first five or ten offending values as a list that
+    read as complete now mark the cut (they did not before)."""
+    import bayesnets
+    from coherence import read_pairs
+
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({f"key{i:02d}": i for i in range(12)}))
+    with pytest.raises(ValueError, match=r"with keys \['key00', .*'key09', \.\.\.\]"):
+        read_pairs(path)
+    df = pd.DataFrame(np.zeros((3, 7), dtype=int), columns=range(7))
+    with pytest.raises(TypeError, match=r"got \[0, 1, 2, 3, 4, \.\.\.\]"):
+        bayesnets.fit(df, edges=[])
 
 
 def test_listed_shows_numpy_labels_as_plain_values():

@@ -318,7 +318,8 @@ def test_random_forest_baseline_validation(world):
         random_forest_baseline(gt.drop(columns="z1"), contexts, table, evidence=["x1", "x2"])
     with pytest.raises(ValueError, match="must hold both 0 and 1"):
         random_forest_baseline(gt.assign(y=0), contexts, table, evidence=["x1", "x2"])
-    with pytest.raises(ValueError, match=r"contexts .* are not rows of 'contexts'"):
+    with pytest.raises(ValueError, match=r"1 context\(s\) of 'queries' are not rows of "
+                                         r"'contexts' \('0-0'\)"):
         random_forest_baseline(gt, contexts.iloc[1:], table, evidence=["x1", "x2"])
     with pytest.raises(ValueError, match="The 'evidence' parameter of random_forest_baseline"):
         random_forest_baseline(gt, contexts, table, evidence=[])
