@@ -179,19 +179,6 @@ def negation_check(p_a: Any, p_not_a: Any, *, beta: float = 1e-3,
 
 
 # --------------------------------------------------------------------------- conditional tuple
-def _tuple_profits(x: np.ndarray, a: float, c: float, j: float) -> np.ndarray:
-    """Log-score profits in the three worlds (A&B, A&~B, ~A) of moving (a, c, j) to
-    the consistent forecasts (x0, x1, x0 x1): the definition of the arbitrage violation
-    of :func:`conditional_tuple_check`, which the tests maximise by brute force."""
-    a2, c2 = x[0], x[1]
-    j2 = a2 * c2
-    return np.array([
-        np.log(a2 / a) + np.log(c2 / c) + np.log(j2 / j),
-        np.log(a2 / a) + np.log((1 - c2) / (1 - c)) + np.log((1 - j2) / (1 - j)),
-        np.log((1 - a2) / (1 - a)) + np.log((1 - j2) / (1 - j)),
-    ])
-
-
 @dataclass(frozen=True, slots=True)
 class ConditionalTupleResult(PerRowResult, test_name="conditional_tuple_check",
                              settings=("mean_absolute", "median_absolute", "share_absolute_above",

@@ -52,7 +52,7 @@ from ._dates import parse_dates
 from ._dates import to_timestamp
 from ._temporal import match_cutoff
 
-__all__ = ["KnowledgeSplitResult", "coherence_by_knowledge", "knowledge_split_null"]
+__all__ = ["KnowledgeSplitResult", "coherence_by_knowledge"]
 
 _OWNER = "coherence_by_knowledge"
 #: The level below which an exact null too coarse to reach it is warned about.
@@ -192,8 +192,17 @@ def _pooled_null(per_model: np.ndarray) -> np.ndarray:
 
 def _arrangement_matrix(classes: np.ndarray, n_resamples: int, rng: np.random.Generator
                         ) -> tuple[np.ndarray, bool]:
-    """The arrangements of the date classes a null is computed on, and whether they are
-    every distinct one (see :func:`knowledge_split_null`)."""
+    """The arrangements of the date classes a null is computed on, ``(B, Q)``, and
+    whether they are every distinct one.
+
+    Question q has date class ``classes[q]`` (the number of distinct cutoffs on or
+    before its resolution date); it resolved before model m's cutoff when
+    ``classes[q] < thresholds[m]``. A permutation reassigns the classes among the
+    questions (the same permutation for every model). When the number of distinct
+    arrangements is at most ``n_resamples`` all of them are enumerated (the exact
+    null, the observed one included); otherwise ``n_resamples`` uniform random
+    permutations are drawn.
+    """
     exact = _n_arrangements(classes, n_resamples) <= n_resamples
     if exact:
         perms = np.array(list(_arrangements(classes)), dtype=np.int64).reshape(-1, len(classes))
@@ -215,24 +224,6 @@ def _per_model_null(values: np.ndarray, answered: np.ndarray, perms: np.ndarray,
         before = block[:, None, :] < thresholds[None, :, None]
         per_model[start:start + len(block)] = _differences(values, answered, before)[2]
     return per_model
-
-
-def knowledge_split_null(values: np.ndarray, answered: np.ndarray, classes: np.ndarray,
-                         thresholds: np.ndarray, n_resamples: int,
-                         rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, bool]:
-    r"""Per-model and pooled differences under permutations of the resolution dates.
-
-    Question q has date class ``classes[q]`` (the number of distinct cutoffs on or
-    before its resolution date); it resolved before model m's cutoff when
-    ``classes[q] < thresholds[m]``. A permutation reassigns the classes among the
-    questions (the same permutation for every model). When the number of distinct
-    arrangements is at most ``n_resamples`` all of them are enumerated (the exact
-    null, the observed one included); otherwise ``n_resamples`` uniform random
-    permutations are drawn. Returns ``(per_model (B, M), pooled (B,), exact)``.
-    """
-    perms, exact = _arrangement_matrix(classes, n_resamples, rng)
-    per_model = _per_model_null(values, answered, perms, thresholds)
-    return per_model, _pooled_null(per_model), exact
 
 
 def shift_interval(null: np.ndarray, slopes: np.ndarray, observed: float, exact: bool,

@@ -20,7 +20,6 @@ from coherence import conditional_tuple_check
 from coherence import negation_check
 from coherence import total_probability_check
 from coherence import update_direction
-from coherence._probability._axioms_paleka import _tuple_profits
 
 # per-row values read from one row (or rows of one violation): the interval's
 # point-interval warning is asserted in test_axiom_interval_edges.py, not here
@@ -202,6 +201,19 @@ def test_negation_known_values():
     res = negation_check([1.0, 0.7, 0.6, 0.5], [1.0, 0.5, 0.5, 0.6])
     assert res.statistic == np.inf
     assert tuple(res.confidence_interval[:2]) == (np.inf, np.inf)
+
+
+def _tuple_profits(x: np.ndarray, a: float, c: float, j: float) -> np.ndarray:
+    """Log-score profits in the three worlds (A&B, A&~B, ~A) of moving (a, c, j) to the
+    consistent forecasts (x0, x1, x0 x1): the definition of conditional_tuple_check's
+    arbitrage violation, maximised here by brute force."""
+    a2, c2 = x[0], x[1]
+    j2 = a2 * c2
+    return np.array([
+        np.log(a2 / a) + np.log(c2 / c) + np.log(j2 / j),
+        np.log(a2 / a) + np.log((1 - c2) / (1 - c)) + np.log((1 - j2) / (1 - j)),
+        np.log((1 - a2) / (1 - a)) + np.log((1 - j2) / (1 - j)),
+    ])
 
 
 def test_conditional_tuple_arbitrage_beats_a_grid():
