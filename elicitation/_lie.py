@@ -112,6 +112,21 @@ def run_lie(
     opts = common_iv(client, repetitions=repetitions,
                      options=merge_options(options, overrides, owner), owner=owner)
     df = context_table(contexts, question, owner, list_duplicates=False)
+    states, templates = _lie_iv(df, auxiliary_variable_name, states, question, prompt, wording,
+                                owner)
+    records = df.to_dict("records")
+    jobs = _lie_jobs(client, records, templates, question, auxiliary_variable_name, states,
+                     repetitions)
+    done = execute(client, jobs, opts)
+    data, n_total = _lie_table(df, records, jobs, done.parses, states, repetitions)
+    return make_result(data, done, client, n_total, "rows")
+
+
+def _lie_iv(df: pd.DataFrame, auxiliary_variable_name: Any, states: Any, question: str | None,
+            prompt: str, wording: str, owner: str) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """The states as a tuple and the three templates (the belief, the distribution of the
+    auxiliary variable, the belief given each of its states), after checking them and
+    that the result's columns are free in ``df``."""
     if not isinstance(auxiliary_variable_name, str) or not auxiliary_variable_name:
         raise TypeError(param_error("auxiliary_variable_name", owner, "a non-empty str",
                                     auxiliary_variable_name))
@@ -135,9 +150,17 @@ def run_lie(
                             *(f"belief_given_{s}" for s in states), "lie_belief", "lie_gap"],
                        owner, " (a SimulatedClient's truths go in its own truths table, not in "
                        "the contexts)")
+    return states, (belief_t, next_t, given_t)
+
+
+def _lie_jobs(client: Client, records: list[dict[str, Any]], templates: tuple[Any, ...],
+              question: str | None, auxiliary_variable_name: str, states: tuple[str, ...],
+              repetitions: int) -> list[Job]:
+    """Every context's and repetition's questions: the belief, the distribution of the
+    auxiliary variable, the belief given each of its states."""
+    belief_t, next_t, given_t = templates
     settings = settings_json(client)
     jobs: list[Job] = []
-    records = df.to_dict("records")
     for row in records:
         fields = context_fields(row, question)
         fields["auxiliary_variable_name"] = auxiliary_variable_name
@@ -155,9 +178,16 @@ def run_lie(
                                       "auxiliary_variable_condition": condition}, context=ctx,
                                      prompt=given_t.name, repetition=rep,
                                      quantity=f"belief_given_{s}"))
-    done = execute(client, jobs, opts)
+    return jobs
+
+
+def _lie_table(df: pd.DataFrame, records: list[dict[str, Any]], jobs: list[Job],
+               parses: Sequence[Any], states: tuple[str, ...],
+               repetitions: int) -> tuple[pd.DataFrame, int]:
+    """One row per context and repetition whose every quantity was read (with the mixture
+    and its gap from the belief), and the number of rows asked for."""
     got: dict[tuple[Any, int], dict[str, float]] = {}
-    for job, parsed in zip(jobs, done.parses, strict=True):
+    for job, parsed in zip(jobs, parses, strict=True):
         if parsed is None or not parsed.ok:
             continue
         req = job.request
@@ -189,4 +219,4 @@ def run_lie(
         data[k] = data[k].astype(np.float64)
     for c in extra:
         data[c] = data[c].astype(df[c].dtype)
-    return make_result(data, done, client, n_total, "rows")
+    return data, n_total

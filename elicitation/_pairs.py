@@ -93,6 +93,19 @@ def run_pairs(
     opts = common_iv(client, repetitions=repetitions,
                      options=merge_options(options, overrides, owner), owner=owner)
     df = as_dataframe(pairs, name="pairs", owner=owner)
+    _pairs_iv(df, variants, reverse, owner)
+    _check_question_texts(df, owner)
+    cond_templates, forecast_templates = pair_templates(variants)
+    records = df.to_dict("records")
+    jobs = _pair_jobs(client, records, cond_templates, forecast_templates, reverse, repetitions)
+    done = execute(client, jobs, opts)
+    data, n_total = _pairs_table(df, records, jobs, done.parses, variants,
+                                 forecast_templates, reverse, repetitions)
+    return make_result(data, done, client, n_total, "pair rows")
+
+
+def _pairs_iv(df: pd.DataFrame, variants: Any, reverse: Any, owner: str) -> None:
+    """The pairs table's columns, ids and truths, ``reverse`` and ``variants``, checked."""
     for col in ("pair", "question_a", "question_b"):
         if col not in df.columns:
             raise ValueError(param_error("pairs", owner, f"a table with a {col!r} column",
@@ -118,13 +131,16 @@ def run_pairs(
     if not len(df):
         raise ValueError(param_error("pairs", owner, "a table with at least one row",
                                      "an empty table"))
-    _check_question_texts(df, owner)
-    cond_templates, forecast_templates = pair_templates(variants)
-    records = df.to_dict("records")
-    jobs = _pair_jobs(client, records, cond_templates, forecast_templates, reverse, repetitions)
-    done = execute(client, jobs, opts)
+
+
+def _pairs_table(df: pd.DataFrame, records: list[dict[Any, Any]], jobs: list[Job],
+                 parses: Sequence[Any], variants: Sequence[str],
+                 forecast_templates: dict[str, Template], reverse: bool,
+                 repetitions: int) -> tuple[pd.DataFrame, int]:
+    """One row per pair, variant and repetition whose every quantity was read, and the
+    number of rows asked for."""
     values: dict[tuple[Any, str, int, str], float] = {}
-    for job, parsed in zip(jobs, done.parses, strict=True):
+    for job, parsed in zip(jobs, parses, strict=True):
         if parsed is not None and parsed.ok:
             req = job.request
             values[(req.context, req.prompt, req.repetition, req.quantity)] = float(
@@ -157,8 +173,7 @@ def run_pairs(
     if "category" in data.columns:
         data = data[["pair", "category", *[c for c in data.columns if c not in ("pair",
                                                                                "category")]]]
-    return make_result(data, done, client, n_total, "pair rows")
-
+    return data, n_total
 
 def _check_question_texts(df: pd.DataFrame, owner: str) -> None:
     """Both question columns hold non-empty text in every row."""
