@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Protocol
 from typing import runtime_checkable
@@ -43,6 +44,9 @@ from ._secrets import redact
 from ._templates import BINARY_LABELS
 from ._templates import NO_CONTROL
 from ._templates import has_control
+
+if TYPE_CHECKING:
+    from urllib.parse import SplitResult
 
 __all__ = [
     "Client",
@@ -249,6 +253,89 @@ _OWN_FIELDS = frozenset(("constrained", "model", "messages", "temperature", "see
                          "grammar"))
 
 
+def _model_name(model: Any, owner: str) -> str:
+    """The model name given, or $OPENAI_MODEL: non-empty text without control characters."""
+    model = model if model is not None else os.environ.get("OPENAI_MODEL")
+    if not isinstance(model, str) or not model.strip():
+        raise ValueError(param_error("model", owner, "a model name (or $OPENAI_MODEL set)",
+                                     model))
+    if has_control(model):
+        # 'gpt-4o\n' (a name read from a file) was sent, cached and tabled as such
+        raise ValueError(param_error("model", owner, f"a model name with {NO_CONTROL}",
+                                     model))
+    return model
+
+
+def _endpoint(base_url: Any, owner: str) -> tuple[SplitResult, str, int | None, str]:
+    """``base_url`` (or $OPENAI_BASE_URL) split, its host and port, and the URL as it may
+    be shown: an http(s) URL with a host and without credentials, never quoted with its
+    user info."""
+    from urllib.parse import urlsplit
+
+    base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+    if base_url is None:
+        raise ValueError(param_error("base_url", owner, "the server's URL including /v1 (or "
+                                     "$OPENAI_BASE_URL set; for OpenAI itself "
+                                     "'https://api.openai.com/v1')", None))
+    if not isinstance(base_url, str):
+        raise TypeError(param_error("base_url", owner, "a str", type(base_url).__name__))
+    try:
+        parts = urlsplit(base_url.strip())
+        port = parts.port
+    except ValueError:
+        raise ValueError(param_error("base_url", owner, "an http:// or https:// URL",
+                                     "a URL that does not parse")) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        # the URL as given, user info and all, was quoted: 'htp://user:key@host' put
+        # the key in the error (checked before the credentials are refused below)
+        raise ValueError(param_error("base_url", owner, "an http:// or https:// URL",
+                                     redact(_USER_INFO.sub("[redacted]@", base_url))))
+    host = parts.hostname
+    display_host = f"[{host}]" if ":" in host else host
+    shown = f"{parts.scheme}://{display_host}" + (f":{port}" if port else "") + parts.path
+    if parts.username is not None or parts.password is not None:
+        raise ValueError(param_error("base_url", owner, "a URL without credentials (pass "
+                                     "the key as api_key)", shown + " with user info"))
+    return parts, host, port, shown
+
+
+def _checked_extra_body(extra_body: Any, owner: str) -> dict[str, Any]:
+    """``extra_body`` as a dict of request fields the client does not set itself, that do
+    not change the reply's shape and are not named like a credential."""
+    if extra_body is not None and not isinstance(extra_body, Mapping):
+        raise TypeError(param_error("extra_body", owner, "a mapping", extra_body))
+    # fields the client writes into every request itself: one in extra_body replaced
+    # them after the cache key was made ({"seed": 5} sent seed 5 for every repetition
+    # while seeds 5, 6, 7 were recorded; {"messages": ...} the prompt itself)
+    # ... and 'constrained', a recorded setting: extra_body came last in the settings,
+    # so constrained='grammar' with {"constrained": None} was recorded (and cached) as an
+    # unconstrained client's
+    clash = sorted(set(extra_body or {}) & _OWN_FIELDS)
+    if clash:
+        raise ValueError(param_error("extra_body", owner, "fields the client does not set "
+                                     "itself (give model, temperature, seed, max_tokens, "
+                                     "logprobs, top_logprobs and constrained as the "
+                                     "client's own parameters)", clash))
+    # fields that change the shape of the reply: n > 1 makes the server sample (and
+    # bill) several choices, of which one would be kept; a stream is not one JSON body
+    shape = {k: v for k, v in (extra_body or {}).items()
+             if (k == "n" and v != 1) or (k == "stream" and v is not False and v is not None)}
+    if shape:
+        raise ValueError(param_error("extra_body", owner, "no 'n' other than 1 and no "
+                                     "'stream' (the client reads one choice of one JSON "
+                                     "body: ask more samples with repetitions)", shape))
+    # a credential in the body went with the recorded settings into the cache, the
+    # results and raw.csv, in clear: the client's key goes in its header only
+    secret = credential_keys(extra_body or {})
+    if secret:
+        raise ValueError(param_error("extra_body", owner, "no field named like a "
+                                     "credential (it is recorded with the settings, in "
+                                     "the cache and the results: pass the key as api_key=, "
+                                     "sent only in the header to base_url's origin)",
+                                     secret))
+    return dict(extra_body or {})
+
+
 class OpenAIClient:
     """A chat-completions client (OpenAI, vLLM, llama.cpp server, Ollama).
 
@@ -338,41 +425,10 @@ class OpenAIClient:
                  logprobs: bool = False, top_logprobs: int | None = None,
                  constrained: str | None = None,
                  extra_body: Mapping[str, Any] | None = None) -> None:
-        from urllib.parse import urlsplit
 
         owner = "OpenAIClient"
-        model = model if model is not None else os.environ.get("OPENAI_MODEL")
-        if not isinstance(model, str) or not model.strip():
-            raise ValueError(param_error("model", owner, "a model name (or $OPENAI_MODEL set)",
-                                         model))
-        if has_control(model):
-            # 'gpt-4o\n' (a name read from a file) was sent, cached and tabled as such
-            raise ValueError(param_error("model", owner, f"a model name with {NO_CONTROL}",
-                                         model))
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL")
-        if base_url is None:
-            raise ValueError(param_error("base_url", owner, "the server's URL including /v1 (or "
-                                         "$OPENAI_BASE_URL set; for OpenAI itself "
-                                         "'https://api.openai.com/v1')", None))
-        if not isinstance(base_url, str):
-            raise TypeError(param_error("base_url", owner, "a str", type(base_url).__name__))
-        try:
-            parts = urlsplit(base_url.strip())
-            port = parts.port
-        except ValueError:
-            raise ValueError(param_error("base_url", owner, "an http:// or https:// URL",
-                                         "a URL that does not parse")) from None
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            # the URL as given, user info and all, was quoted: 'htp://user:key@host' put
-            # the key in the error (checked before the credentials are refused below)
-            raise ValueError(param_error("base_url", owner, "an http:// or https:// URL",
-                                         redact(_USER_INFO.sub("[redacted]@", base_url))))
-        host = parts.hostname
-        display_host = f"[{host}]" if ":" in host else host
-        shown = f"{parts.scheme}://{display_host}" + (f":{port}" if port else "") + parts.path
-        if parts.username is not None or parts.password is not None:
-            raise ValueError(param_error("base_url", owner, "a URL without credentials (pass "
-                                         "the key as api_key)", shown + " with user info"))
+        model = _model_name(model, owner)
+        parts, host, port, shown = _endpoint(base_url, owner)
         if timeout is None:
             env = os.environ.get("OPENAI_TIMEOUT")
             timeout = float(env) if env else 60.0
@@ -419,38 +475,7 @@ class OpenAIClient:
                                       "top_logprobs", owner, low=1, high=20)
         self.constrained = check_choice(constrained, "constrained", owner,
                                         (None, "json_schema", "grammar"))
-        if extra_body is not None and not isinstance(extra_body, Mapping):
-            raise TypeError(param_error("extra_body", owner, "a mapping", extra_body))
-        # fields the client writes into every request itself: one in extra_body replaced
-        # them after the cache key was made ({"seed": 5} sent seed 5 for every repetition
-        # while seeds 5, 6, 7 were recorded; {"messages": ...} the prompt itself)
-        # ... and 'constrained', a recorded setting: extra_body came last in the settings,
-        # so constrained='grammar' with {"constrained": None} was recorded (and cached) as an
-        # unconstrained client's
-        clash = sorted(set(extra_body or {}) & _OWN_FIELDS)
-        if clash:
-            raise ValueError(param_error("extra_body", owner, "fields the client does not set "
-                                         "itself (give model, temperature, seed, max_tokens, "
-                                         "logprobs, top_logprobs and constrained as the "
-                                         "client's own parameters)", clash))
-        # fields that change the shape of the reply: n > 1 makes the server sample (and
-        # bill) several choices, of which one would be kept; a stream is not one JSON body
-        shape = {k: v for k, v in (extra_body or {}).items()
-                 if (k == "n" and v != 1) or (k == "stream" and v is not False and v is not None)}
-        if shape:
-            raise ValueError(param_error("extra_body", owner, "no 'n' other than 1 and no "
-                                         "'stream' (the client reads one choice of one JSON "
-                                         "body: ask more samples with repetitions)", shape))
-        # a credential in the body went with the recorded settings into the cache, the
-        # results and raw.csv, in clear: the client's key goes in its header only
-        secret = credential_keys(extra_body or {})
-        if secret:
-            raise ValueError(param_error("extra_body", owner, "no field named like a "
-                                         "credential (it is recorded with the settings, in "
-                                         "the cache and the results: pass the key as api_key=, "
-                                         "sent only in the header to base_url's origin)",
-                                         secret))
-        self.extra_body = dict(extra_body or {})
+        self.extra_body = _checked_extra_body(extra_body, owner)
 
     @property
     def model(self) -> str:
