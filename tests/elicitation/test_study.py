@@ -263,12 +263,13 @@ def test_unset_api_key_env_sends_no_other_key(tmp_path, monkeypatch):
         assert srv.auth_seen == []
         # the model's own key, when set, is the one sent
         monkeypatch.setenv("OTHER_PROVIDER_KEY", "other-key-42")
-        client = elicitation._study._client(cfg["model"], pd.DataFrame(), 0)
+        client = elicitation._study_config.make_client(cfg["model"], pd.DataFrame(), 0)
         assert client._key == "other-key-42"
         # no key named: OpenAI's key goes to OpenAI only, never to this server
-        plain = elicitation._study._client({"name": "x", "base_url": srv.url}, pd.DataFrame(), 0)
+        plain = elicitation._study_config.make_client({"name": "x", "base_url": srv.url},
+                                                      pd.DataFrame(), 0)
         assert plain._key is None
-        openai = elicitation._study._client(
+        openai = elicitation._study_config.make_client(
             {"name": "x", "base_url": "https://api.openai.com/v1"}, pd.DataFrame(), 0)
         assert openai._key == "sk-openai-PRIVATEKEY0123456789"
     finally:

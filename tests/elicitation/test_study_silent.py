@@ -19,13 +19,13 @@ pytest.importorskip("pgmpy")
 
 def _failing(monkeypatch, fail):
     """Every simulated model's replies unparseable with probability ``fail``."""
-    real = study_module._client
+    real = study_module.make_client
 
     def client(model, truths, seed):
         made = real(model, truths, seed)
         return SimulatedClient(made.agent, truths, rng=seed, fail=fail)
 
-    monkeypatch.setattr(study_module, "_client", client)
+    monkeypatch.setattr(study_module, "make_client", client)
 
 
 def _study_file(tmp_path, out, design, tests=(), kind=None):
@@ -151,14 +151,14 @@ def test_a_model_designers_keys_are_taken_where_a_model_designs():
 def _one_model_fails(monkeypatch, name, fail=1.0):
     """Replies of the model ``name`` unparseable (each with chance ``fail``: every one by
     default), the others' all parsed."""
-    real = study_module._client
+    real = study_module.make_client
 
     def client(model, truths, seed):
         made = real(model, truths, seed)
         return SimulatedClient(made.agent, truths, rng=seed,
                                fail=fail if model["name"] == name else 0.0)
 
-    monkeypatch.setattr(study_module, "_client", client)
+    monkeypatch.setattr(study_module, "make_client", client)
 
 
 @pytest.mark.filterwarnings("ignore:report\\(n_permutations:DeprecationWarning")
