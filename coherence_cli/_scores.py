@@ -104,18 +104,7 @@ def run(args: argparse.Namespace) -> int:
     # the models' names as written: '1.10' read as the number 1.1 matched no --cutoffs key
     data = check_id_spellings(data, args.forecasts, [args.by, args.question, args.cluster],
                               as_written=[args.by])
-    cutoffs = None
-    if args.cutoffs:
-        path = Path(args.cutoffs)
-        if not path.is_file():
-            raise UsageError(f"no such file: {args.cutoffs}")
-        try:
-            cutoffs = json.loads(path.read_text())
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{args.cutoffs} is not valid JSON: {exc}") from exc
-        if not isinstance(cutoffs, dict):
-            raise UsageError(f"{args.cutoffs} must hold a JSON object mapping model names "
-                             "to dates")
+    cutoffs = _read_cutoffs(args.cutoffs)
     if args.opened is not None and not args.cutoffs:
         # without cutoffs there is no contamination filter: the column was read by nothing
         raise UsageError("--opened names the column the --cutoffs filter reads; pass "
@@ -128,6 +117,50 @@ def run(args: argparse.Namespace) -> int:
         # duplicates, or, with none, the option go unused without a word)
         raise UsageError(f"--timestamp names column {args.timestamp!r}, which "
                          f"{args.forecasts} does not have (columns: {have})")
+    _check_decomposition_options(args, data, have)
+    _check_extra_options(args, data)
+    _check_resamples(args)
+    timestamp = args.timestamp or ("forecast_date" if "forecast_date" in data.columns
+                                   else None)
+    result = forecast_scores(data, by=args.by, question=args.question,
+                             probability=args.probability, outcome=args.outcome,
+                             opened=args.opened or "opened", cutoffs=cutoffs,
+                             timestamp=timestamp,
+                             cluster=args.cluster,
+                             accuracy_convention=args.accuracy_convention, rng=args.seed)
+    # computed before anything is printed: an error leaves no partial output
+    extra = _extra_tables(args, data, result)
+    print(result.summary())
+    if args.csv:
+        result.scores_frame().to_csv(args.csv, index=False)
+    for title, frame in extra:
+        print("\n" + textwrap.fill(title, width=100))
+        if frame is not None:
+            print_frame(frame)
+    return EXIT_OK
+
+
+def _read_cutoffs(cutoffs_path: str | None) -> dict[str, Any] | None:
+    """The --cutoffs file's JSON object (model name -> date), or None without one."""
+    cutoffs = None
+    if cutoffs_path:
+        path = Path(cutoffs_path)
+        if not path.is_file():
+            raise UsageError(f"no such file: {cutoffs_path}")
+        try:
+            cutoffs = json.loads(path.read_text())
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{cutoffs_path} is not valid JSON: {exc}") from exc
+        if not isinstance(cutoffs, dict):
+            raise UsageError(f"{cutoffs_path} must hold a JSON object mapping model names "
+                             "to dates")
+    return cutoffs
+
+
+def _check_decomposition_options(args: argparse.Namespace, data: Any, have: str) -> None:
+    """--set and --role go with --checker, which goes with --decomposition and names a
+    checker; their columns must be in the table (set ids written one way). Fills in the
+    default column names."""
     for option, name in (("set", args.set_column), ("role", args.role)):
         if name is not None and args.checker is None:
             # without a checker there are no sets: the incoherence would be 0 without a word
@@ -151,6 +184,10 @@ def run(args: argparse.Namespace) -> int:
         # set ids written two ways (01 and 1) would join two sets into one
         check_id_spellings(data, args.forecasts, [args.set_column])
 
+
+def _check_extra_options(args: argparse.Namespace, data: Any) -> None:
+    """--cluster is refused by the tables that resample questions; --naive goes with
+    --forecastbench and names a model of the table."""
     for option, flag in (("forecastbench", args.forecastbench),
                          ("decomposition", args.decomposition)):
         if args.cluster is not None and flag:
@@ -164,25 +201,6 @@ def run(args: argparse.Namespace) -> int:
     if args.naive is not None and args.naive not in set(data[args.by].astype(str)):
         raise UsageError(f"--naive names model {args.naive!r}, which {args.forecasts} does "
                          "not have")
-    _check_resamples(args)
-    timestamp = args.timestamp or ("forecast_date" if "forecast_date" in data.columns
-                                   else None)
-    result = forecast_scores(data, by=args.by, question=args.question,
-                             probability=args.probability, outcome=args.outcome,
-                             opened=args.opened or "opened", cutoffs=cutoffs,
-                             timestamp=timestamp,
-                             cluster=args.cluster,
-                             accuracy_convention=args.accuracy_convention, rng=args.seed)
-    # computed before anything is printed: an error leaves no partial output
-    extra = _extra_tables(args, data, result)
-    print(result.summary())
-    if args.csv:
-        result.scores_frame().to_csv(args.csv, index=False)
-    for title, frame in extra:
-        print("\n" + textwrap.fill(title, width=100))
-        if frame is not None:
-            print_frame(frame)
-    return EXIT_OK
 
 
 def _check_resamples(args: argparse.Namespace) -> None:
