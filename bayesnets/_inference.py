@@ -80,17 +80,7 @@ def _eliminate(net: Network, query: tuple[str, ...],
     evidence = evidence or {}
     soft = soft or {}
     relevant = net.ancestors([*query, *evidence, *soft])
-    factors: list[tuple[tuple[str, ...], np.ndarray]] = []
-    for v in net.variables:
-        if v not in relevant:
-            continue
-        scope = (v, *net.parents[v])
-        table = net.cpts[v]
-        if evidence and any(u in evidence for u in scope):
-            index = tuple(evidence[u] if u in evidence else slice(None) for u in scope)
-            table = table[index]
-            scope = tuple(u for u in scope if u not in evidence)
-        factors.append((scope, table))
+    factors = _sliced_factors(net, relevant, evidence)
     # sizes as exact integers: a float sum of logs over a set depends on the set's iteration
     # order (string hashing, so the process), and an ulp there broke ties between equal-size
     # eliminations differently from one process to the next (posteriors then differed in
@@ -104,6 +94,33 @@ def _eliminate(net: Network, query: tuple[str, ...],
         card[_ROWS] = max(len(next(iter(soft.values()))), 1)
     keep = set(out)
     to_eliminate = {v for v in relevant if v not in keep and v not in evidence}
+    return _einsum(_min_weight_elimination(factors, card, to_eliminate, max_cells), out)
+
+
+def _sliced_factors(net: Network, relevant: set[str] | Sequence[str],
+                    evidence: Mapping[str, int]) -> list[tuple[tuple[str, ...], np.ndarray]]:
+    """The CPTs of the relevant variables as (scope, table) factors, sliced at the
+    evidence (an observed variable leaves the scope)."""
+    factors: list[tuple[tuple[str, ...], np.ndarray]] = []
+    for v in net.variables:
+        if v not in relevant:
+            continue
+        scope = (v, *net.parents[v])
+        table = net.cpts[v]
+        if evidence and any(u in evidence for u in scope):
+            index = tuple(evidence[u] if u in evidence else slice(None) for u in scope)
+            table = table[index]
+            scope = tuple(u for u in scope if u not in evidence)
+        factors.append((scope, table))
+    return factors
+
+
+def _min_weight_elimination(factors: list[tuple[tuple[str, ...], np.ndarray]],
+                            card: dict[str, int], to_eliminate: set[str],
+                            max_cells: float) -> list[tuple[tuple[str, ...], np.ndarray]]:
+    """Sum the variables ``to_eliminate`` out of the factors, greedily the one whose
+    elimination builds the smallest table first; return the factors left.
+    Raises _TooLarge when a step would build more than ``max_cells`` cells."""
     # the interaction graph: variables sharing a factor are neighbours
     nbrs: dict[str, set[str]] = {v: set() for v in card}
     holders: dict[str, list[int]] = {v: [] for v in card}
@@ -132,8 +149,7 @@ def _eliminate(net: Network, query: tuple[str, ...],
             holders[u].append(len(factors) - 1)
             if u in weight:
                 weight[u] = math.prod(card[w] for w in nbrs[u])
-    factors = [f for f, a in zip(factors, alive, strict=True) if a]
-    return _einsum(factors, out)
+    return [f for f, a in zip(factors, alive, strict=True) if a]
 
 
 def joint_table(model: Any, variables: Sequence[str]) -> np.ndarray:

@@ -469,32 +469,7 @@ def _fit_iv(data: Any, edges: Any, min_support: Any) -> tuple[pd.DataFrame, list
     owner = "fit"
     df = as_dataframe(data, owner=owner)
     min_support = check_int(min_support, "min_support", owner, low=0)
-    if hasattr(edges, "edges") and hasattr(edges, "nodes"):
-        nodes = [str(v) for v in edges.nodes()]
-        edge_list = [(str(a), str(b)) for a, b in edges.edges()]
-    elif isinstance(edges, Network):
-        nodes = list(edges.variables)
-        edge_list = edges.edges()
-    else:
-        if isinstance(edges, str | bytes) or not isinstance(edges, Sequence | np.ndarray):
-            raise TypeError(param_error("edges", owner, "a list of (parent, child) pairs or a "
-                                        "pgmpy model", type(edges).__name__))
-        edge_list = []
-        for pair in edges:
-            if isinstance(pair, np.ndarray) and pair.ndim == 1:  # a row of an (m, 2) array
-                pair = pair.tolist()
-            if (isinstance(pair, str | bytes) or not isinstance(pair, Sequence)
-                    or len(pair) != 2):
-                raise ValueError(param_error("edges", owner, "a list of (parent, child) pairs",
-                                             pair))
-            edge_list.append((pair[0], pair[1]))
-        nodes = []
-        for a, b in edge_list:
-            for v in (a, b):
-                if v not in nodes:
-                    nodes.append(v)
-        if not nodes:
-            nodes = list(df.columns)
+    nodes, edge_list = _nodes_and_edges(edges, df, owner)
     unnamed = [v for v in nodes if not isinstance(v, str)]
     if unnamed:  # every function asks for variables by name (str): refused here, not later
         raise TypeError(param_error(
@@ -509,6 +484,56 @@ def _fit_iv(data: Any, edges: Any, min_support: Any) -> tuple[pd.DataFrame, list
         if a not in parents[b]:
             parents[b].append(a)
     order = _topological_order(nodes, parents)
+    _check_state_columns(df, order, owner)
+    if len(df) == 0:
+        raise ValueError(param_error("data", owner, "a non-empty data frame", "0 rows"))
+    return df, order, {v: tuple(p) for v, p in parents.items()}, min_support
+
+
+def _nodes_and_edges(edges: Any, df: pd.DataFrame,
+                     owner: str) -> tuple[list[Any], list[tuple[Any, Any]]]:
+    """The nodes and edges of ``fit``'s ``edges``: a pgmpy model, a Network or a
+    list of (parent, child) pairs."""
+    if hasattr(edges, "edges") and hasattr(edges, "nodes"):
+        nodes = [str(v) for v in edges.nodes()]
+        edge_list = [(str(a), str(b)) for a, b in edges.edges()]
+    elif isinstance(edges, Network):
+        nodes = list(edges.variables)
+        edge_list = edges.edges()
+    else:
+        nodes, edge_list = _edge_pairs(edges, df, owner)
+    return nodes, edge_list
+
+
+def _edge_pairs(edges: Any, df: pd.DataFrame,
+                owner: str) -> tuple[list[Any], list[tuple[Any, Any]]]:
+    """The nodes and (parent, child) pairs of a list of pairs (every column when the
+    list is empty)."""
+    if isinstance(edges, str | bytes) or not isinstance(edges, Sequence | np.ndarray):
+        raise TypeError(param_error("edges", owner, "a list of (parent, child) pairs or a "
+                                    "pgmpy model", type(edges).__name__))
+    edge_list = []
+    for pair in edges:
+        if isinstance(pair, np.ndarray) and pair.ndim == 1:  # a row of an (m, 2) array
+            pair = pair.tolist()
+        if (isinstance(pair, str | bytes) or not isinstance(pair, Sequence)
+                or len(pair) != 2):
+            raise ValueError(param_error("edges", owner, "a list of (parent, child) pairs",
+                                         pair))
+        edge_list.append((pair[0], pair[1]))
+    nodes = []
+    for a, b in edge_list:
+        for v in (a, b):
+            if v not in nodes:
+                nodes.append(v)
+    if not nodes:
+        nodes = list(df.columns)
+    return nodes, edge_list
+
+
+def _check_state_columns(df: pd.DataFrame, order: list[str], owner: str) -> None:
+    """Each variable's column: no missing value, one kind of value, no two spellings of
+    one state, every declared category observed."""
     for v in order:
         missing = np.flatnonzero(df[v].isna().to_numpy())
         if len(missing):
@@ -521,9 +546,6 @@ def _fit_iv(data: Any, edges: Any, min_support: Any) -> tuple[pd.DataFrame, list
             check_case_distinct(df, v, owner=owner)
         if isinstance(df[v].dtype, pd.CategoricalDtype):
             _check_categories_observed(df[v], v, owner)
-    if len(df) == 0:
-        raise ValueError(param_error("data", owner, "a non-empty data frame", "0 rows"))
-    return df, order, {v: tuple(p) for v, p in parents.items()}, min_support
 
 
 def _check_bools_apart(column: pd.Series, name: str, owner: str) -> None:

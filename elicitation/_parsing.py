@@ -454,36 +454,14 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
         return fail(text, "empty", "the reply holds nothing outside its reasoning block")
 
     # 1. strict
-    lines = reply_lines(body)
-    if len(lines) == len(labels):
-        raw: dict[str, float] = {}
-        for line, label in zip(lines, labels, strict=True):
-            m = re.fullmatch(re.escape(label) + r":\s*(0(?:\.\d+)?|1(?:\.0+)?|\.\d+)", line)
-            if m is None:
-                break
-            raw[label] = float(m.group(1))
-        else:
-            return _finish(text, labels, raw, "strict", tol)
+    parsed = _strict(text, body, labels, tol)
+    if parsed is not None:
+        return parsed
 
     # 2. json
-    lower = json_object(body)
-    other = _json_other_numbers(lower, labels)
-    if other:
-        return fail(text, "ambiguous", f"the JSON object gives numbers to keys other than "
-                     f"the labels ({', '.join(other)}): the labels' values are not the "
-                     "reply's whole distribution")
-    if lower is not None and all(label.lower() in lower for label in labels):
-        twice = json_twice(text, lower, labels)
-        if twice is not None:
-            return twice
-        raw = {}
-        for label in labels:
-            v = lower[label.lower()]
-            if isinstance(v, bool) or not isinstance(v, int | float):
-                return fail(text, "invalid", f"the JSON value for {label!r} is "
-                             f"{v!r}, not a number")
-            raw[label] = float(v)
-        return _finish(text, labels, raw, "json", tol)
+    parsed = _from_json(text, body, labels, tol)
+    if parsed is not None:
+        return parsed
 
     # 3. tolerant
     read = _tolerant(text, body, labels)
@@ -504,30 +482,82 @@ def _parse_probabilities(text: Any, labels: tuple[str, ...], tol: float,
     binary = [label.lower() for label in labels] == ["no", "yes"]
     # 4. yes only
     if binary and set(found) == {labels[1]}:
-        stated = _label_stated(body, labels[0])
-        if stated is not None:
-            # "No: about 0.5": the model gave No a value that was not read; 1 - p would
-            # put a number in its mouth it did not say
-            if stated[1]:
-                return fail(text, "unsupported_format", f"the value of {labels[0]!r} is not "
-                             f"one plain number: {stated[0][:60]!r}", found)
-            return fail(text, "missing_label", f"the label {labels[0]!r} is given no value: "
-                         f"{stated[0][:60]!r}", found)
-        p = found[labels[1]]
-        if not math.isfinite(p) or not 0.0 <= p <= 1.0:
-            return fail(text, "out_of_range", f"the value {p!r} for {labels[1]!r} is not a "
-                         "probability in [0, 1]", found)
-        implied = {labels[0]: round(1.0 - p, 12), labels[1]: p}
-        revised = revision(body, last, implied)
-        if revised is not None:
-            return fail(text, "ambiguous", revised, found)
-        return _finish(text, labels, implied, "yes_only", tol)
+        return _yes_only(text, body, labels, found, last, tol)
     if found:
         missing = [label for label in labels if label not in found]
         return fail(text, "missing_label",
                      f"no value for {', '.join(map(repr, missing))}", found)
 
     # 5. a lone number
+    return _unlabelled(text, body, labels, tol, binary=binary, final=final)
+
+
+def _strict(text: Any, body: str, labels: tuple[str, ...], tol: float) -> Parsed | None:
+    """Rule 1: one line per label in order, ``Label: p`` and nothing else."""
+    lines = reply_lines(body)
+    if len(lines) == len(labels):
+        raw: dict[str, float] = {}
+        for line, label in zip(lines, labels, strict=True):
+            m = re.fullmatch(re.escape(label) + r":\s*(0(?:\.\d+)?|1(?:\.0+)?|\.\d+)", line)
+            if m is None:
+                break
+            raw[label] = float(m.group(1))
+        else:
+            return _finish(text, labels, raw, "strict", tol)
+    return None
+
+
+def _from_json(text: Any, body: str, labels: tuple[str, ...],
+               tol: float) -> Parsed | None:
+    """Rule 2: one JSON object giving a number to each label (and to nothing else)."""
+    lower = json_object(body)
+    other = _json_other_numbers(lower, labels)
+    if other:
+        return fail(text, "ambiguous", f"the JSON object gives numbers to keys other than "
+                     f"the labels ({', '.join(other)}): the labels' values are not the "
+                     "reply's whole distribution")
+    if lower is not None and all(label.lower() in lower for label in labels):
+        twice = json_twice(text, lower, labels)
+        if twice is not None:
+            return twice
+        raw: dict[str, float] = {}
+        for label in labels:
+            v = lower[label.lower()]
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                return fail(text, "invalid", f"the JSON value for {label!r} is "
+                             f"{v!r}, not a number")
+            raw[label] = float(v)
+        return _finish(text, labels, raw, "json", tol)
+    return None
+
+
+def _yes_only(text: Any, body: str, labels: tuple[str, ...], found: dict[str, float],
+              last: int, tol: float) -> Parsed:
+    """Rule 4: a binary reply that gives only Yes a value: No is 1 - p unless the reply
+    names No without a plain number."""
+    stated = _label_stated(body, labels[0])
+    if stated is not None:
+        # "No: about 0.5": the model gave No a value that was not read; 1 - p would
+        # put a number in its mouth it did not say
+        if stated[1]:
+            return fail(text, "unsupported_format", f"the value of {labels[0]!r} is not "
+                         f"one plain number: {stated[0][:60]!r}", found)
+        return fail(text, "missing_label", f"the label {labels[0]!r} is given no value: "
+                     f"{stated[0][:60]!r}", found)
+    p = found[labels[1]]
+    if not math.isfinite(p) or not 0.0 <= p <= 1.0:
+        return fail(text, "out_of_range", f"the value {p!r} for {labels[1]!r} is not a "
+                     "probability in [0, 1]", found)
+    implied = {labels[0]: round(1.0 - p, 12), labels[1]: p}
+    revised = revision(body, last, implied)
+    if revised is not None:
+        return fail(text, "ambiguous", revised, found)
+    return _finish(text, labels, implied, "yes_only", tol)
+
+
+def _unlabelled(text: Any, body: str, labels: tuple[str, ...], tol: float, *,
+                binary: bool, final: bool) -> Parsed:
+    """Rule 5: no labelled value; a lone number is read for a binary question."""
     digits = DIGITS_RE.findall(body)
     if len(digits) > 1:
         return fail(text, "ambiguous",

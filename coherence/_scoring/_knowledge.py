@@ -344,6 +344,64 @@ def _shown_cutoffs(cuts: np.ndarray, cutoff: Any, df: pd.DataFrame,
     return list(in_source_zone(cuts, given))
 
 
+def _row_cutoffs(df: pd.DataFrame, cutoff: Any, cutoff_column: str | None,
+                 models: np.ndarray, by: str | None) -> tuple[np.ndarray, bool]:
+    """The knowledge cutoff of every row (from a column, a mapping of model name to
+    date or one date), and whether the cutoffs are timezone-aware."""
+    if cutoff_column is not None:
+        cut, cmiss = parse_cutoffs(df[cutoff_column], df.index, cutoff_column, _OWNER)
+        no_missing(df, cutoff_column, owner=_OWNER, missing=cmiss,
+                   rule="hold the model's knowledge cutoff on every row")
+        aware_cut = any_aware(df[cutoff_column])
+    elif isinstance(cutoff, Mapping):
+        cut, aware_cut = _mapped_cutoffs(cutoff, models, by)
+    else:
+        try:
+            ts = to_timestamp(cutoff)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(param_error("cutoff", _OWNER, "a date, the name of a column of "
+                                         "data or a mapping of model name to date",
+                                         cutoff)) from exc
+        if ts is pd.NaT:
+            raise ValueError(param_error("cutoff", _OWNER, "a date, the name of a column of "
+                                         "data or a mapping of model name to date", cutoff))
+        cut = np.full(len(df), _cutoff_date(cutoff, "cutoff"), dtype="datetime64[ns]")
+        aware_cut = ts.tzinfo is not None
+    return cut, aware_cut
+
+
+def _mapped_cutoffs(cutoff: Mapping[Any, Any], models: np.ndarray,
+                    by: str | None) -> tuple[np.ndarray, bool]:
+    """Each row's cutoff from a mapping of model name to date, and whether the
+    dates are timezone-aware (all or none)."""
+    cut = np.empty(len(models), dtype="datetime64[ns]")
+    unknown = []
+    parsed = {}
+    for key, val in cutoff.items():
+        if is_missing(val):
+            raise ValueError(param_error("cutoff", _OWNER, "a mapping of model name to "
+                                         "date (no missing value)", {key: val}))
+        parsed[key] = _cutoff_date(val, str(key))
+    for m in pd.unique(models):
+        key = match_cutoff(str(m), cutoff)
+        if key is None:
+            unknown.append(m)
+        else:
+            cut[models == m] = parsed[key]
+    if unknown:
+        raise ValueError(param_error(
+            "cutoff", _OWNER, f"a mapping with a cutoff for every model of column "
+            f"'{by}' (no cutoff matches {listed(unknown, show=plain_repr)})",
+            {str(k): str(v) for k, v in cutoff.items()}))
+    aware_of = {key: any_aware([val]) for key, val in cutoff.items()}
+    aware_cut = any(aware_of.values())
+    if aware_cut and not all(aware_of.values()):
+        raise ValueError(param_error(
+            "cutoff", _OWNER, "a mapping whose dates are all timezone-aware or all naive",
+            {str(k): str(v) for k, v in cutoff.items() if not aware_of[k]}))
+    return cut, aware_cut
+
+
 def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: Any,
                                value: Any, by: Any, n_resamples: Any, confidence_level: Any,
                                rng: RNGLike) -> tuple[Any, ...]:
@@ -384,50 +442,7 @@ def _coherence_by_knowledge_iv(data: Any, question: Any, resolved: Any, cutoff: 
                                       [df[resolved].iloc[i] for i in bad], owner=_OWNER))
     models = (df[by].to_numpy(dtype=object) if by is not None
               else np.full(len(df), "(all)", dtype=object))
-    # the cutoff of every row
-    if cutoff_column is not None:
-        cut, cmiss = parse_cutoffs(df[cutoff_column], df.index, cutoff_column, _OWNER)
-        no_missing(df, cutoff_column, owner=_OWNER, missing=cmiss,
-                   rule="hold the model's knowledge cutoff on every row")
-        aware_cut = any_aware(df[cutoff_column])
-    elif isinstance(cutoff, Mapping):
-        cut = np.empty(len(df), dtype="datetime64[ns]")
-        unknown = []
-        parsed = {}
-        for key, val in cutoff.items():
-            if is_missing(val):
-                raise ValueError(param_error("cutoff", _OWNER, "a mapping of model name to "
-                                             "date (no missing value)", {key: val}))
-            parsed[key] = _cutoff_date(val, str(key))
-        for m in pd.unique(models):
-            key = match_cutoff(str(m), cutoff)
-            if key is None:
-                unknown.append(m)
-            else:
-                cut[models == m] = parsed[key]
-        if unknown:
-            raise ValueError(param_error(
-                "cutoff", _OWNER, f"a mapping with a cutoff for every model of column "
-                f"'{by}' (no cutoff matches {listed(unknown, show=plain_repr)})",
-                {str(k): str(v) for k, v in cutoff.items()}))
-        aware_of = {key: any_aware([val]) for key, val in cutoff.items()}
-        aware_cut = any(aware_of.values())
-        if aware_cut and not all(aware_of.values()):
-            raise ValueError(param_error(
-                "cutoff", _OWNER, "a mapping whose dates are all timezone-aware or all naive",
-                {str(k): str(v) for k, v in cutoff.items() if not aware_of[k]}))
-    else:
-        try:
-            ts = to_timestamp(cutoff)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(param_error("cutoff", _OWNER, "a date, the name of a column of "
-                                         "data or a mapping of model name to date",
-                                         cutoff)) from exc
-        if ts is pd.NaT:
-            raise ValueError(param_error("cutoff", _OWNER, "a date, the name of a column of "
-                                         "data or a mapping of model name to date", cutoff))
-        cut = np.full(len(df), _cutoff_date(cutoff, "cutoff"), dtype="datetime64[ns]")
-        aware_cut = ts.tzinfo is not None
+    cut, aware_cut = _row_cutoffs(df, cutoff, cutoff_column, models, by)
     if aware_cut != any_aware(df[resolved]):
         raise ValueError(f"{_OWNER}: the '{resolved}' column and the cutoffs must both be "
                          "timezone-aware or both naive.")
