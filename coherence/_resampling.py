@@ -43,7 +43,6 @@ __all__ = [
     "LEFT_OUT_SHARE",
     "MC_TIE_RTOL",
     "MEAN_KINDS",
-    "cluster_bootstrap_indices",
     "cluster_bootstrap_means",
     "cluster_draw_chunks",
     "cluster_draws",
@@ -330,17 +329,6 @@ def cluster_resample_rows(groups: np.ndarray,
         offsets.append(offsets[-1] + total)
     rows = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
     return (np.ascontiguousarray(rows, dtype=np.int64), np.asarray(offsets, dtype=np.int64))
-
-
-def cluster_bootstrap_indices(groups: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Row indices of one cluster-bootstrap resample.
-
-    Draw G clusters with replacement from the G observed ones and take all rows
-    of each drawn cluster (a cluster drawn twice appears twice).
-    """
-    n_groups = int(np.max(groups)) + 1
-    rows, _ = cluster_resample_rows(groups, cluster_draws(n_groups, 1, rng))
-    return rows
 
 
 def grouped_folds(groups: np.ndarray, n_splits: int,

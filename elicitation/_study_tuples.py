@@ -41,7 +41,7 @@ from ._templates import Template
 __all__ = ["COMPOUND_FORMS", "DESIGN_TEMPLATES", "MODEL_FORMS", "SINGLE_FORMS",
            "SimulatedDesigner", "ask_probabilities", "base_text", "baseline_forecasts",
            "classify_template", "compound_rule_check", "demo_questions", "form_roles",
-           "form_template", "form_text", "model_forms", "parse_reply", "reply_choice",
+           "form_template", "model_forms", "parse_reply", "reply_choice",
            "rule_check", "sources_block", "study_questions", "template_tuples", "tuple_truths"]
 
 #: The single-question forms a model may write, by name.
@@ -163,12 +163,6 @@ def study_questions(design: Mapping[str, Any]) -> pd.DataFrame:
     count_iv("n_questions", design.get("n_questions"), len(qs),
              f"questions of the {source!r} question set")
     return qs.iloc[:design["n_questions"]] if design.get("n_questions") else qs
-
-
-def form_text(key: str, questions: Sequence[Mapping[str, Any]]) -> str:
-    """The template text of question ``key`` (``'P_and_Q'``, ...) about base questions
-    ``questions`` (P, Q, R in order; as many as the key is about: see ``form_roles``)."""
-    return _text(key, questions)
 
 
 def form_roles(key: str) -> tuple[str, ...]:

@@ -36,7 +36,7 @@ import numpy as np
 from ._permutation import block_layout
 from ._permutation import permutations_within
 
-__all__ = ["permutation_null", "plugin_cmi", "plugin_null", "plugin_statistic", "strata_of_rows",
+__all__ = ["permutation_null", "plugin_null", "plugin_statistic", "strata_of_rows",
            "stratum_rows"]
 
 #: Most entries of one batch of permuted rows (bounds the memory of the null).
@@ -114,11 +114,6 @@ def plugin_statistic(strata: np.ndarray, action: np.ndarray, outcome: np.ndarray
         return _from_counts(_counts(strata, actions, outcomes, shape), n)
 
     return statistic
-
-
-def plugin_cmi(strata: np.ndarray, action: np.ndarray, outcome: np.ndarray) -> float:
-    """The plug-in CMI of action and outcome given the stratum, in nats."""
-    return float(plugin_statistic(strata, action, outcome)(action, outcome)[0])
 
 
 def _unit_blocks(block_start: np.ndarray, block_units: np.ndarray, n_units: int) -> np.ndarray:

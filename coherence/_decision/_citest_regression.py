@@ -44,7 +44,7 @@ import numpy as np
 from .._warnings import SmallSampleWarning
 
 __all__ = ["SMALL_STUDY", "adjustment_basis", "permutation_statistic", "regression_of",
-           "regression_statistic", "resolve_statistic", "smaller_p"]
+           "resolve_statistic", "smaller_p"]
 
 #: Quantiles of a continuous value that are the knots of its cubic B-spline.
 N_KNOTS = 5
@@ -169,12 +169,6 @@ def regression_of(q: np.ndarray, action: np.ndarray, n_outcomes: int = 2
         return out
 
     return statistic
-
-
-def regression_statistic(q: np.ndarray, actions: np.ndarray, outcomes: np.ndarray,
-                         n_outcomes: int = 2) -> np.ndarray:
-    """:math:`T` of each copy (see :func:`regression_of`)."""
-    return regression_of(q, np.atleast_2d(actions)[0], n_outcomes)(actions, outcomes)
 
 
 def smaller_p(observed: np.ndarray, copies: np.ndarray) -> tuple[float, np.ndarray]:

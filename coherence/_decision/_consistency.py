@@ -363,17 +363,6 @@ def permutation_draws(belief: np.ndarray, groups: np.ndarray, is_variant: np.nda
     return observed, null
 
 
-def permutation_pvalue(belief: np.ndarray, groups: np.ndarray, is_variant: np.ndarray,
-                       n_groups: int, n_resamples: int,
-                       gen: np.random.Generator) -> tuple[float, float]:
-    """RMSE of averaged beliefs between two prompts and its within-context permutation p.
-
-    See :func:`permutation_draws`; ``p = (1 + #{T* >= T}) / (1 + B)``.
-    """
-    observed, null = permutation_draws(belief, groups, is_variant, n_groups, n_resamples, gen)
-    return float(observed[0]), monte_carlo_pvalue(null[:, 0], observed[0])
-
-
 # --------------------------------------------------------------------------- public layer
 _METHODS = ("bootstrap-t", "permutation")
 _RMSE = ("corrected", "paper")

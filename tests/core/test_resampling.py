@@ -10,7 +10,6 @@ from scipy.stats import kurtosis
 from scipy.stats import t as student_t
 
 from coherence._resampling import MC_TIE_RTOL
-from coherence._resampling import cluster_bootstrap_indices
 from coherence._resampling import cluster_bootstrap_means
 from coherence._resampling import cluster_draw_chunks
 from coherence._resampling import cluster_draws
@@ -28,6 +27,7 @@ from coherence._resampling import tie_bound
 from tests._reference_bootstrap_t import bootstrap_t_by_loops
 from tests._reference_bootstrap_t import fraction_interval_by_hand
 from tests._reference_bootstrap_t import heavy_tailed_by_loops
+from tests._reference_resampling import cluster_bootstrap_indices
 from tests._reference_ties import tie_ranks
 
 

@@ -17,8 +17,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 import coherence
-from coherence._decision._citest_plugin import plugin_cmi
 from coherence._decision._citest_plugin import plugin_null
+from coherence._decision._citest_plugin import plugin_statistic
 from coherence._decision._citest_plugin import strata_of_rows
 from coherence._decision._citest_plugin import stratum_rows
 from coherence._decision._permutation import block_layout
@@ -26,6 +26,12 @@ from coherence._decision._permutation import permutations_within
 from coherence._decision._permutation import unit_keys
 from coherence._decision._permutation import units_and_blocks
 from coherence._decision._permutation import varied_units
+
+
+def plugin_cmi(strata: np.ndarray, action: np.ndarray, outcome: np.ndarray) -> float:
+    """The plug-in CMI of action and outcome given the stratum, in nats (the product's
+    statistic on the data alone)."""
+    return float(plugin_statistic(strata, action, outcome)(action, outcome)[0])
 
 
 def _cmi_by_loops(strata: list[int], action: list[int], outcome: list[int]) -> float:

@@ -18,10 +18,17 @@ from coherence._decision._citest_plugin import permutation_null
 from coherence._decision._citest_regression import N_KNOTS
 from coherence._decision._citest_regression import adjustment_basis
 from coherence._decision._citest_regression import orthonormal_columns
-from coherence._decision._citest_regression import regression_statistic
+from coherence._decision._citest_regression import regression_of
 from coherence._decision._citest_regression import smaller_p
 from coherence._decision._permutation import block_layout
 from coherence._resampling import monte_carlo_pvalue
+
+
+def regression_statistic(q: np.ndarray, actions: np.ndarray, outcomes: np.ndarray,
+                         n_outcomes: int = 2) -> np.ndarray:
+    """:math:`T` of each copy, one statistic built per call (the product builds it once
+    per test and applies it to every batch of copies)."""
+    return regression_of(q, np.atleast_2d(actions)[0], n_outcomes)(actions, outcomes)
 
 
 def _design(cond: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ from coherence import ConsistencyResult
 from coherence import prompt_consistency
 from coherence._decision._consistency import _cell_stats
 from coherence._decision._consistency import paired_covariance
-from coherence._decision._consistency import permutation_pvalue
+from coherence._decision._consistency import permutation_draws
 from coherence._decision._consistency import squared_difference_terms
 from coherence._decision._consistency import studentized_draws
 from coherence._decision._consistency import studentized_mean
@@ -244,6 +244,12 @@ def test_noiseless_consistent_agent_gives_zero_and_pvalue_one():
         res = prompt_consistency(data, n_resamples=19, rng=0)
     assert res.statistic == 0.0 and res.pvalue == 1.0
     assert (res.table["std"] == 0.0).all()
+
+
+def permutation_pvalue(belief, groups, is_variant, n_groups, n_resamples, gen):
+    """RMSE of averaged beliefs between two prompts and its within-context permutation p."""
+    observed, null = permutation_draws(belief, groups, is_variant, n_groups, n_resamples, gen)
+    return float(observed[0]), monte_carlo_pvalue(null[:, 0], observed[0])
 
 
 def test_permutation_pvalue_convention():

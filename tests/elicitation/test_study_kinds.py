@@ -324,9 +324,9 @@ def test_consistency_defaults_fill_in():
 
 def test_compound_rules_tell_the_forms_apart():
     from elicitation._study_tuples import COMPOUND_FORMS
+    from elicitation._study_tuples import _text
     from elicitation._study_tuples import compound_rule_check
     from elicitation._study_tuples import form_roles
-    from elicitation._study_tuples import form_text as _text
 
     qs = demo_questions().to_dict("records")[:3]
     sources = [_text("P", [q]) for q in qs]

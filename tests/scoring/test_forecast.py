@@ -480,8 +480,8 @@ def test_data_validation():
 def test_cluster_means_match_reference_resampler():
     # the vectorised cluster bootstrap equals stacking the rows of clusters drawn by the
     # shared reference resampler (same generator stream)
-    from coherence._resampling import cluster_bootstrap_indices
     from coherence._resampling import cluster_bootstrap_means as _cluster_means
+    from tests._reference_resampling import cluster_bootstrap_indices
 
     rng = np.random.default_rng(5)
     clusters = np.array([0, 0, 1, 2, 2, 2, 3])
