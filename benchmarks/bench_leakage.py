@@ -219,7 +219,7 @@ def margin_gap(n_permutations: int, seeds: list[int]) -> float:
         recorded.append(error_scale(*args))
         return recorded[-1]
 
-    oof_losses = _leakage._oof_losses
+    oof_losses = _leakage.oof_losses
     calls = [0]
 
     def counted(*args: Any) -> Any:
@@ -243,7 +243,7 @@ def margin_gap(n_permutations: int, seeds: list[int]) -> float:
                 _leakage_null.SCALE_MARGIN = -1.0
                 _leakage_null.REPLAY_MARGIN = -1.0  # no ties sent to scikit-learn
                 _leakage_null.sklearn_error_scale = record  # type: ignore[assignment]
-                _leakage._oof_losses = counted  # type: ignore[assignment]
+                _leakage.oof_losses = counted  # type: ignore[assignment]
                 calls[0] = 0
                 try:
                     with warnings.catch_warnings():
@@ -254,7 +254,7 @@ def margin_gap(n_permutations: int, seeds: list[int]) -> float:
                 finally:
                     _leakage.FAST_REFITS, _leakage_null.sklearn_error_scale = True, error_scale
                     _leakage_null.REFIT_MARGIN, _leakage_null.SCALE_MARGIN = margin, kappa
-                    _leakage_null.REPLAY_MARGIN, _leakage._oof_losses = tie, oof_losses
+                    _leakage_null.REPLAY_MARGIN, _leakage.oof_losses = tie, oof_losses
             declined += calls[0] - 2  # scikit-learn refits beyond the two observed models
             gap = np.abs(runs[0].null_distribution - runs[1].null_distribution)
             unit = max(1.0, abs(runs[1].statistic))

@@ -36,9 +36,9 @@ _LAZY: dict[str, str] = {
     "PROMPTS": "._decision._simulate",
     "Agent": "._decision._simulate",
     "SimulatedStudy": "._decision._simulate",
-    "SimulationTruth": "._decision._simulate",
+    "SimulationTruth": "._decision._truth",
     "simulate": "._decision._simulate",
-    "snap_to_grid": "._decision._simulate",
+    "snap_to_grid": "._decision._grid",
     # what the stated beliefs say before any test (degenerate elicitations flagged)
     "ElicitationDiagnostics": "._decision._diagnostics",
     "elicitation_diagnostics": "._decision._diagnostics",
@@ -177,6 +177,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._decision._cyclic import cyclic_monotonicity_test
     from ._decision._diagnostics import ElicitationDiagnostics
     from ._decision._diagnostics import elicitation_diagnostics
+    from ._decision._grid import snap_to_grid
     from ._decision._iia import IIAResult
     from ._decision._iia import iia_test
     from ._decision._leakage import LeakageResult
@@ -188,9 +189,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._decision._simulate import PROMPTS
     from ._decision._simulate import Agent
     from ._decision._simulate import SimulatedStudy
-    from ._decision._simulate import SimulationTruth
     from ._decision._simulate import simulate
-    from ._decision._simulate import snap_to_grid
+    from ._decision._truth import SimulationTruth
     from ._plan import PLAN_TESTS
     from ._plan import PlanResult
     from ._plan import plan

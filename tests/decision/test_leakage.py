@@ -17,8 +17,8 @@ from coherence import DegenerateDataWarning
 from coherence import LeakageResult
 from coherence import SmallSampleWarning
 from coherence import leakage_test
-from coherence._decision._leakage import _Evidence
-from coherence._decision._leakage import permutation_blocks
+from coherence._decision._leakage_engines import Evidence as _Evidence
+from coherence._decision._leakage_engines import permutation_blocks
 from coherence._decision._permutation import permutations_within
 
 FAST = {"engine": "logistic", "n_resamples": 100, "n_permutations": 19}
@@ -649,8 +649,8 @@ def test_fold_sd_is_the_spread_over_fresh_cross_fittings(rational):
     for child in gen.spawn(2):
         seeds = child.integers(0, 2**31 - 1, size=(2, 5))
         folds = grouped_folds(iv["groups"], 5, child)
-        designs = lk._base_designs("logistic", iv["p"], iv["ev"], folds, iv["options"])
-        losses = [lk._oof_losses("logistic", designs, iv["p"], iv["ev"], y, iv["a"],
+        designs = lk.base_designs("logistic", iv["p"], iv["ev"], folds, iv["options"])
+        losses = [lk.oof_losses("logistic", designs, iv["p"], iv["ev"], y, iv["a"],
                                  iv["groups"], folds, len(iv["labels"]), iv["options"], seeds[m])
                   for m, y in enumerate((None, iv["y"]))]
         values.append(100.0 * (losses[0].mean() - losses[1].mean()) / losses[0].mean())

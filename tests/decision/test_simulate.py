@@ -16,7 +16,7 @@ from coherence import ACTIONS
 from coherence import Agent
 from coherence import simulate
 from coherence import snap_to_grid
-from coherence._decision._simulate import conditional_mutual_information
+from coherence._decision._truth import conditional_mutual_information
 
 COLUMNS = ["context", "repetition", "prompt", "belief", "action", "outcome", "truth",
            "latent_belief"]
