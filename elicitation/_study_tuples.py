@@ -40,7 +40,7 @@ from ._templates import Template
 
 __all__ = ["COMPOUND_FORMS", "DESIGN_TEMPLATES", "MODEL_FORMS", "SINGLE_FORMS",
            "SimulatedDesigner", "ask_probabilities", "base_text", "baseline_forecasts",
-           "classify_template", "compound_rule_check", "demo_questions", "form_roles",
+           "classify_template", "compound_rule_check", "demo_questions",
            "form_template", "model_forms", "parse_reply", "reply_choice",
            "rule_check", "sources_block", "study_questions", "template_tuples", "tuple_truths"]
 
@@ -163,11 +163,6 @@ def study_questions(design: Mapping[str, Any]) -> pd.DataFrame:
     count_iv("n_questions", design.get("n_questions"), len(qs),
              f"questions of the {source!r} question set")
     return qs.iloc[:design["n_questions"]] if design.get("n_questions") else qs
-
-
-def form_roles(key: str) -> tuple[str, ...]:
-    """The base questions (``'P'``, ``'Q'``, ``'R'``) that question ``key`` is about."""
-    return _ROLES[key]
 
 
 def base_text(question: Mapping[str, Any]) -> str:

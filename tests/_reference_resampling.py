@@ -10,6 +10,7 @@ import numpy as np
 
 from coherence._resampling import cluster_draws
 from coherence._resampling import cluster_resample_rows
+from coherence._resampling import cluster_weights
 
 
 def cluster_bootstrap_indices(groups: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -21,3 +22,13 @@ def cluster_bootstrap_indices(groups: np.ndarray, rng: np.random.Generator) -> n
     n_groups = int(np.max(groups)) + 1
     rows, _ = cluster_resample_rows(groups, cluster_draws(n_groups, 1, rng))
     return rows
+
+
+def bootstrap_weights(n: int, groups: np.ndarray | None, n_resamples: int,
+                      gen: np.random.Generator) -> np.ndarray:
+    """(B, n) row multiplicities of a row (or cluster) bootstrap, drawn at once (the
+    calibration error draws them in chunks of the same stream)."""
+    if groups is None:
+        return cluster_weights(cluster_draws(n, n_resamples, gen), n)
+    n_groups = int(groups.max()) + 1
+    return cluster_weights(cluster_draws(n_groups, n_resamples, gen), n_groups)[:, groups]

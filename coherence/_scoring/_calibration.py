@@ -32,7 +32,6 @@ from .._parameters import check_float
 from .._parameters import check_int
 from .._parameters import check_resampling
 from .._resampling import cluster_draw_chunks
-from .._resampling import cluster_draws
 from .._resampling import cluster_weights
 from .._resampling import point_at_value
 from .._results import CoherenceResult
@@ -380,23 +379,15 @@ class SmoothECEResult(CoherenceResult, test_name="smooth_ece",
 def _bootstrap_weight_chunks(n: int, groups: np.ndarray | None, n_resamples: int,
                              gen: np.random.Generator,
                              max_elements: int = 4_000_000) -> Iterator[np.ndarray]:
-    """:func:`_bootstrap_weights` in chunks of rows (the same stream as one call), each at
-    most ``max_elements`` weights (one at least), so memory stays O(n)."""
+    """The (B, n) row multiplicities of a row (or cluster) bootstrap in chunks of rows (the
+    same stream as drawing them at once), each at most ``max_elements`` weights (one at
+    least), so memory stays O(n)."""
     n_groups = n if groups is None else int(groups.max()) + 1
     rows = max(1, max_elements // n)  # rows of n weights per chunk
     for _, _, draws in cluster_draw_chunks(n_groups, n_resamples, gen,
                                            max_elements=rows * n_groups):
         w = cluster_weights(draws, n_groups)
         yield w if groups is None else w[:, groups]
-
-
-def _bootstrap_weights(n: int, groups: np.ndarray | None, n_resamples: int,
-                       gen: np.random.Generator) -> np.ndarray:
-    """(B, n) row multiplicities of a row (or cluster) bootstrap."""
-    if groups is None:
-        return cluster_weights(cluster_draws(n, n_resamples, gen), n)
-    n_groups = int(groups.max()) + 1
-    return cluster_weights(cluster_draws(n_groups, n_resamples, gen), n_groups)[:, groups]
 
 
 def calibration_error(data: Any, *, probability: str = "probability",

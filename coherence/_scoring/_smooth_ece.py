@@ -3,8 +3,8 @@ for its kernel width.
 
 What :func:`coherence.smooth_ece` (in :mod:`._calibration`) and
 :func:`coherence.plot_smooth_reliability` (in :mod:`._reliability_plots`) compute with:
-the reflected Gaussian kernel (``_reflected_kernel``, exact) and its binned, fast version
-(:class:`Smoother`), the smooth ECE at a width (:func:`smooth_ece_sigma`), the fixed-point
+the reflected Gaussian kernel, binned (:class:`Smoother`; the tests hold it to the
+exact kernel), the smooth ECE at a width (:func:`smooth_ece_sigma`), the fixed-point
 search of the paper's width (:func:`fixed_point`), the released code's and relplot's
 definitions (:func:`smooth_ece_code`, :func:`code_smece_at`, :func:`relplot_103_at`,
 :func:`relplot_search`) and the smoothed reliability curve (:func:`smooth_curve`). The
@@ -19,29 +19,6 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
-
-
-def _reflected_kernel(t: np.ndarray, f: np.ndarray, sigma: float) -> np.ndarray:
-    """(len(t), len(f)) density at t of the reflection into [0, 1] of f + sigma Z.
-
-    The sum over the mirror images s f + 2k (s = +-1) of a Gaussian density; an
-    image is left out only when all of it lies more than 12 sigma outside [0, 1]
-    (a term below exp(-72), 1e-31 of the peak). O(len(t) len(f)): the exact
-    kernel the binned smoother (:class:`Smoother`) is tested against.
-    """
-    out = np.zeros((len(t), len(f)))
-    c = 1.0 / (math.sqrt(2.0 * math.pi) * sigma)
-    reach = 12.0 * sigma
-    n_img = math.ceil(reach / 2.0) + 1
-    for k in range(-n_img, n_img + 1):
-        for sign in (1.0, -1.0):
-            low, high = (2 * k, 2 * k + 1) if sign > 0 else (2 * k - 1, 2 * k)
-            if high < -reach or low > 1.0 + reach:
-                continue
-            d = (t[:, None] - (sign * f[None, :] + 2.0 * k)) / sigma
-            out += c * np.exp(-0.5 * d * d)
-    return out
-
 
 #: Most grid points of the diagram and of the midpoint rule (``n_grid``'s bound)
 MAX_N_GRID = 100_000

@@ -323,15 +323,15 @@ def test_consistency_defaults_fill_in():
 
 
 def test_compound_rules_tell_the_forms_apart():
+    from elicitation._study_tuples import _ROLES
     from elicitation._study_tuples import COMPOUND_FORMS
     from elicitation._study_tuples import _text
     from elicitation._study_tuples import compound_rule_check
-    from elicitation._study_tuples import form_roles
 
     qs = demo_questions().to_dict("records")[:3]
     sources = [_text("P", [q]) for q in qs]
     for form in COMPOUND_FORMS:
-        n = len(form_roles(form))
+        n = len(_ROLES[form])
         assert compound_rule_check(form, sources[:n], _text(form, qs[:n])) == "", form
     two = sources[:2]
     assert "an 'or' in a conjunction" in compound_rule_check(

@@ -26,11 +26,9 @@ from coherence._resampling import studentized_interval
 from coherence._scoring import _smooth_ece
 from coherence._scoring._calibration import _bin_codes
 from coherence._scoring._calibration import _bootstrap_weight_chunks
-from coherence._scoring._calibration import _bootstrap_weights
 from coherence._scoring._calibration import _debiased_ce
 from coherence._scoring._profile import l1_profile_lower_bound
 from coherence._scoring._smooth_ece import Smoother
-from coherence._scoring._smooth_ece import _reflected_kernel
 from coherence._scoring._smooth_ece import code_smece_at
 from coherence._scoring._smooth_ece import round_to_grid
 from coherence._scoring._smooth_ece import smooth_ece_code
@@ -38,7 +36,9 @@ from coherence._scoring._smooth_ece import smooth_ece_sigma
 from tests._reference_calibration import reference_calibration_error
 from tests._reference_calibration import reference_code_convolution
 from tests._reference_calibration import reference_smooth_ece_sigma
+from tests._reference_calibration import reflected_kernel
 from tests._reference_profile import profile_bound_by_grid
+from tests._reference_resampling import bootstrap_weights
 
 
 def forecasts(n: int, seed: int, curve=lambda p: p) -> pd.DataFrame:
@@ -161,7 +161,7 @@ def test_bootstrap_t_interval_rebuilt_from_the_resamples():
     basic = calibration_error(df, interval="basic", **kw)
     profile = calibration_error(df, **kw)
     gen = np.random.default_rng(3)
-    w = _bootstrap_weights(120, None, 39, gen)
+    w = bootstrap_weights(120, None, 39, gen)
     reps = []
     for row in w:
         idx = np.repeat(np.arange(120), row.astype(np.int64))
@@ -232,7 +232,7 @@ def test_l1_profile_interval_rebuilt_by_brute_force(clustered):
     # the lower end: the normals follow the bootstrap's draws on the same generator,
     # which weigh the 150 rows or the 50 clusters (the same stream either way)
     gen = np.random.default_rng(4)
-    _bootstrap_weights(150 if not clustered else 50, None, 49, gen)
+    bootstrap_weights(150 if not clustered else 50, None, 49, gen)
     nk = tab["n"].to_numpy(float)
     var = _variances(df, row_bin, len(tab), clustered)
     normals = gen.standard_normal((49, len(tab)))
@@ -594,7 +594,7 @@ def test_binned_smoother_equals_the_exact_kernel(n, sigma, m, columns, seed):
     f = np.sort(np.concatenate([gen.uniform(size=n), [0.0, 1.0, 1e-12, 1.0 - 1e-12]]))
     v = gen.normal(size=(len(f), columns))
     t = (np.arange(m) + 0.5) / m
-    exact = _reflected_kernel(t, f, sigma) @ v
+    exact = reflected_kernel(t, f, sigma) @ v
     got = Smoother(f, sigma, m).sums(v)
     scale = np.abs(v).sum(axis=0) / (math.sqrt(2.0 * math.pi) * sigma)
     assert np.all(np.abs(got - exact) <= 1e-12 * scale + 1e-300)
@@ -628,7 +628,7 @@ def test_bootstrap_chunks_are_the_one_call_stream():
     gen_a, gen_b = np.random.default_rng(5), np.random.default_rng(5)
     groups = np.repeat(np.arange(7), 3)
     for g in (None, groups):
-        one = _bootstrap_weights(21, g, 13, gen_a)
+        one = bootstrap_weights(21, g, 13, gen_a)
         chunks = np.concatenate(list(_bootstrap_weight_chunks(21, g, 13, gen_b,
                                                               max_elements=50)))
         np.testing.assert_array_equal(one, chunks)
@@ -665,7 +665,7 @@ def test_smooth_ece_large_n_in_bounded_memory():
     f = np.sort(df["probability"].to_numpy())[::400]
     y = np.ones_like(f)
     t = (np.arange(1000) + 0.5) / 1000
-    exact = _reflected_kernel(t, f, res.sigma) @ (y - f)
+    exact = reflected_kernel(t, f, res.sigma) @ (y - f)
     got = Smoother(f, res.sigma, 1000).sums((y - f)[:, None])[:, 0]
     np.testing.assert_allclose(got, exact, rtol=0, atol=1e-12 * len(f) / res.sigma)
 
