@@ -71,6 +71,57 @@ def _name_iv(value: Any, param: str, owner: str, rule: str = "a non-empty str") 
         raise ValueError(param_error(param, owner, f"{rule} with {NO_CONTROL}", value))
 
 
+def _checked_labels(labels_given: Any, kind: str, owner: str) -> tuple[str, ...] | None:
+    """A template's labels as a tuple, checked (None: the states at render time; a
+    decision template's default is Yes and No)."""
+    labels_in = labels_given
+    if kind == "decision" and labels_in is None:
+        labels_in = DECISION_LABELS
+    if labels_in is not None:
+        if not isinstance(labels_in, list | tuple):
+            # a str was read as its characters ('Yes' as 'Y', 'e', 's'), a set in any order
+            raise TypeError(param_error("labels", owner, "None or a list or tuple of str "
+                                        "labels", labels_given))
+        labels = tuple(labels_in)
+        # a label with a line break split its answer line ('Y\nes: <probability>'); one
+        # with outer spaces (' No', 'No ') failed the reply 'No: 0.3' as ambiguous
+        if (len(labels) < 2 or not all(isinstance(x, str) and x.strip() == x and x
+                                       and not has_control(x) for x in labels)
+                or len({x.lower() for x in labels}) != len(labels)):
+            raise ValueError(param_error("labels", owner, "None or at least two distinct "
+                                         "non-empty str labels (distinct in any case, "
+                                         "without leading or trailing spaces or control "
+                                         "characters)", labels_given))
+        if kind == "decision" and len(labels) != 2:
+            raise ValueError(param_error("labels", owner, "two labels for a decision "
+                                         "template", labels_given))
+        return labels
+    return None
+
+
+def _placeholders(name: str, texts: tuple[str, ...]) -> frozenset[str]:
+    """The placeholder names of a template's messages: plain names only."""
+    names: set[str] = set()
+    for text in texts:
+        try:
+            parsed = list(string.Formatter().parse(text))
+        except ValueError as exc:
+            raise ValueError(f"Template {name!r} is not a valid format string: "
+                             f"{exc}.") from None
+        for _, fname, spec, conversion in parsed:
+            if fname is not None:
+                # a conversion or format spec failed only in render ('{a:>{b}}' with
+                # KeyError 'b', '{a:d}' with "Unknown format code 'd'"), naming nothing
+                if not fname.isidentifier() or spec or conversion:
+                    shown = fname + (f"!{conversion}" if conversion else "") + (
+                        f":{spec}" if spec else "")
+                    raise ValueError(f"Template {name!r} has placeholder {{{shown}}}; "
+                                     "placeholders must be plain names (no conversion "
+                                     "or format spec).")
+                names.add(fname)
+    return frozenset(names)
+
+
 @dataclass(frozen=True, slots=True)
 class Template:
     """A prompt template.
@@ -149,47 +200,10 @@ class Template:
             object.__setattr__(self, "variant", self.name)
         # the variant is the table's prompt column: '   ' or 'a\nb' labelled the rows so
         _name_iv(self.variant, "variant", owner, "a non-empty str ('' for the name)")
-        labels_in = self.labels
-        if self.kind == "decision" and labels_in is None:
-            labels_in = DECISION_LABELS
-        if labels_in is not None:
-            if not isinstance(labels_in, list | tuple):
-                # a str was read as its characters ('Yes' as 'Y', 'e', 's'), a set in any order
-                raise TypeError(param_error("labels", owner, "None or a list or tuple of str "
-                                            "labels", self.labels))
-            labels = tuple(labels_in)
-            # a label with a line break split its answer line ('Y\nes: <probability>'); one
-            # with outer spaces (' No', 'No ') failed the reply 'No: 0.3' as ambiguous
-            if (len(labels) < 2 or not all(isinstance(x, str) and x.strip() == x and x
-                                           and not has_control(x) for x in labels)
-                    or len({x.lower() for x in labels}) != len(labels)):
-                raise ValueError(param_error("labels", owner, "None or at least two distinct "
-                                             "non-empty str labels (distinct in any case, "
-                                             "without leading or trailing spaces or control "
-                                             "characters)", self.labels))
-            if self.kind == "decision" and len(labels) != 2:
-                raise ValueError(param_error("labels", owner, "two labels for a decision "
-                                             "template", self.labels))
+        labels = _checked_labels(self.labels, self.kind, owner)
+        if labels is not None:
             object.__setattr__(self, "labels", labels)
-        names: set[str] = set()
-        for text in (self.system, self.user):
-            try:
-                parsed = list(string.Formatter().parse(text))
-            except ValueError as exc:
-                raise ValueError(f"Template {self.name!r} is not a valid format string: "
-                                 f"{exc}.") from None
-            for _, fname, spec, conversion in parsed:
-                if fname is not None:
-                    # a conversion or format spec failed only in render ('{a:>{b}}' with
-                    # KeyError 'b', '{a:d}' with "Unknown format code 'd'"), naming nothing
-                    if not fname.isidentifier() or spec or conversion:
-                        shown = fname + (f"!{conversion}" if conversion else "") + (
-                            f":{spec}" if spec else "")
-                        raise ValueError(f"Template {self.name!r} has placeholder {{{shown}}}; "
-                                         "placeholders must be plain names (no conversion "
-                                         "or format spec).")
-                    names.add(fname)
-        object.__setattr__(self, "placeholders", frozenset(names))
+        object.__setattr__(self, "placeholders", _placeholders(self.name, (self.system, self.user)))
 
     def labels_for(self, fields: Mapping[str, Any]) -> tuple[str, ...]:
         """The labels this template asks for, given the render fields."""

@@ -96,7 +96,6 @@ def _discreteness(spec: Any, role: str, n_cols: int, owner: str) -> list[bool | 
 def _prepare(x: Any, y: Any, z: Any, *, discrete: Any, resolution: float | None,
              owner: str) -> Prepared:
     """Validate and convert x, y, z (the ``_iv`` of :func:`cmi`)."""
-    import pandas as pd
 
     if discrete is None:
         discrete = {}
@@ -127,40 +126,10 @@ def _prepare(x: Any, y: Any, z: Any, *, discrete: Any, resolution: float | None,
         for j, ((values, inferred), flag) in enumerate(zip(cols, flags, strict=True)):
             is_disc = inferred if flag is None else flag
             label = role if len(cols) == 1 else f"{role}[:, {j}]"
-            plain = values.dtype.kind in "biu" or (
-                values.dtype.kind == "f" and bool(np.all(np.isfinite(values))))
-            if is_disc and plain:
-                codes.append(compact(values) if values.dtype.kind in "biu"
-                             else np.unique(values, return_inverse=True)[1].astype(np.int64))
-            elif is_disc:
-                series = pd.Series(values)
-                missing = np.flatnonzero(series.isna().to_numpy())
-                if len(missing):
-                    raise ValueError(param_error(label, owner, "free of missing values",
-                                                 f"missing at {len(missing)} position(s): "
-                                                 f"{listed(missing)}"))
-                # 'no' and 'No ', 1 and '1', True and 1: one label typed two ways, which
-                # coded as two (or, True and 1, pooled) would change the estimate silently
-                check_case_distinct(pd.DataFrame({label: series}), label, owner=owner)
-                code, _ = pd.factorize(series, sort=True)
-                codes.append(code.astype(np.int64))
+            if is_disc:
+                codes.append(_discrete_codes(values, label, owner))
             else:
-                if np.asarray(values).dtype.kind == "c":  # the cast would drop the imaginary part
-                    raise ValueError(param_error(label, owner, "real numbers",
-                                                 f"dtype {np.asarray(values).dtype}"))
-                try:
-                    arr = np.asarray(values, dtype=np.float64)
-                except (TypeError, ValueError) as exc:
-                    raise ValueError(param_error(label, owner, "numeric when continuous",
-                                                 f"dtype {np.asarray(values).dtype}")) from exc
-                bad = np.flatnonzero(~np.isfinite(arr))
-                if len(bad):
-                    raise ValueError(param_error(label, owner, "finite (no NaN or inf)",
-                                                 f"non-finite at {len(bad)} position(s): "
-                                                 f"{listed(bad)}"))
-                if resolution is not None:
-                    arr = np.round(arr / resolution)
-                c_cols.append(arr)
+                c_cols.append(_continuous_column(values, label, owner, resolution))
         m = n or 0
         cont[role] = (np.column_stack(c_cols) if c_cols else np.empty((m, 0)))
         disc[role] = combine(codes, m)
@@ -169,6 +138,51 @@ def _prepare(x: Any, y: Any, z: Any, *, discrete: Any, resolution: float | None,
     if x is None or y is None:
         raise ValueError(param_error("x" if x is None else "y", owner, "an array-like", None))
     return Prepared(n=n, cont={r: np.ascontiguousarray(v) for r, v in cont.items()}, disc=disc)
+
+
+def _discrete_codes(values: np.ndarray, label: str, owner: str) -> np.ndarray:
+    """Codes 0..m-1 of a discrete column; labels other than plain numbers must be
+    present and written one way."""
+    import pandas as pd
+
+    plain = values.dtype.kind in "biu" or (
+        values.dtype.kind == "f" and bool(np.all(np.isfinite(values))))
+    if plain:
+        return (compact(values) if values.dtype.kind in "biu"
+                else np.unique(values, return_inverse=True)[1].astype(np.int64))
+    series = pd.Series(values)
+    missing = np.flatnonzero(series.isna().to_numpy())
+    if len(missing):
+        raise ValueError(param_error(label, owner, "free of missing values",
+                                     f"missing at {len(missing)} position(s): "
+                                     f"{listed(missing)}"))
+    # 'no' and 'No ', 1 and '1', True and 1: one label typed two ways, which
+    # coded as two (or, True and 1, pooled) would change the estimate silently
+    check_case_distinct(pd.DataFrame({label: series}), label, owner=owner)
+    code, _ = pd.factorize(series, sort=True)
+    return code.astype(np.int64)
+
+
+def _continuous_column(values: np.ndarray, label: str, owner: str,
+                       resolution: float | None) -> np.ndarray:
+    """A continuous column as finite floats (divided by ``resolution`` and rounded when
+    one is given)."""
+    if np.asarray(values).dtype.kind == "c":  # the cast would drop the imaginary part
+        raise ValueError(param_error(label, owner, "real numbers",
+                                     f"dtype {np.asarray(values).dtype}"))
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(param_error(label, owner, "numeric when continuous",
+                                     f"dtype {np.asarray(values).dtype}")) from exc
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if len(bad):
+        raise ValueError(param_error(label, owner, "finite (no NaN or inf)",
+                                     f"non-finite at {len(bad)} position(s): "
+                                     f"{listed(bad)}"))
+    if resolution is not None:
+        arr = np.round(arr / resolution)
+    return arr
 
 
 def compact(values: np.ndarray) -> np.ndarray:

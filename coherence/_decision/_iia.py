@@ -315,6 +315,28 @@ def _number_menus(df: pd.DataFrame, column: str, action: str,
     return out
 
 
+def _wanted_pairs(pairs: Any, numeric: bool,
+                  action: str) -> frozenset[frozenset[str]] | None:
+    """The action pairs asked for, as sets of two action names (None: every pair).
+    With numeric actions, a pair names them by number."""
+    if pairs is None:
+        return None
+    if isinstance(pairs, str) or not isinstance(pairs, Sequence) or len(pairs) == 0:
+        raise TypeError(param_error("pairs", _OWNER, "None or a non-empty sequence of "
+                                    "(action, action) pairs", pairs))
+    clean: list[frozenset[str]] = []
+    for pair in pairs:
+        named = ([_pair_label(v, numeric) for v in pair]
+                 if not isinstance(pair, str) and isinstance(pair, Sequence) else [])
+        known = [n for n in named if n is not None]
+        if len(named) != 2 or len(known) != 2 or known[0] == known[1]:
+            rule = ("a sequence of pairs of two different action labels"
+                    + (f" (whole numbers, as column '{action}' holds)" if numeric else ""))
+            raise ValueError(param_error("pairs", _OWNER, rule, pair))
+        clean.append(frozenset(known))
+    return frozenset(clean)
+
+
 def _iia_test_iv(data: Any, belief: Any, action: Any, menu: Any, group: Any, pairs: Any,
                  n_resamples: Any, confidence_level: Any, rng: RNGLike) -> tuple[Any, ...]:
     df = as_dataframe(data, owner=_OWNER)
@@ -336,22 +358,7 @@ def _iia_test_iv(data: Any, belief: Any, action: Any, menu: Any, group: Any, pai
     menus = parse_menus(df, menu, owner=_OWNER)
     if numeric:
         menus = _number_menus(df, menu, action, menus)
-    wanted: frozenset[frozenset[str]] | None = None
-    if pairs is not None:
-        if isinstance(pairs, str) or not isinstance(pairs, Sequence) or len(pairs) == 0:
-            raise TypeError(param_error("pairs", _OWNER, "None or a non-empty sequence of "
-                                        "(action, action) pairs", pairs))
-        clean: list[frozenset[str]] = []
-        for pair in pairs:
-            named = ([_pair_label(v, numeric) for v in pair]
-                     if not isinstance(pair, str) and isinstance(pair, Sequence) else [])
-            known = [n for n in named if n is not None]
-            if len(named) != 2 or len(known) != 2 or known[0] == known[1]:
-                rule = ("a sequence of pairs of two different action labels"
-                        + (f" (whole numbers, as column '{action}' holds)" if numeric else ""))
-                raise ValueError(param_error("pairs", _OWNER, rule, pair))
-            clean.append(frozenset(known))
-        wanted = frozenset(clean)
+    wanted = _wanted_pairs(pairs, numeric, action)
     chosen = np.array(names, dtype=object)[codes]
     off = np.flatnonzero([a not in m for a, m in zip(chosen, menus, strict=True)])
     if len(off):

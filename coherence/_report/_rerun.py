@@ -30,11 +30,34 @@ __all__ = ["reader", "rerun_commands", "rerun_notes", "side_tables_args"]
 def rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
     """(shell command, Python call) that recompute this report."""
     s = rep.settings
-    cols = s.get("columns", {})
     path = s.get("data_file") or "TABLE.csv"
     seed = s.get("seed")
-    argv = ["coherence", "test", str(path)]
-    py = ["data"]
+    col_argv, col_py = _column_args(s)
+    opt_argv, opt_py = _settings_args(s)
+    argv = ["coherence", "test", str(path), *col_argv, *opt_argv]
+    py = ["data", *col_py, *opt_py]
+    by = list(s.get("by", []))
+    argv += ["--seed", str(seed) if seed is not None else "SEED"]
+    py.append(f"rng={seed if seed is not None else 'SEED'}")
+    shell = " ".join(shlex.quote(a) for a in argv)
+    # `coherence test` reads the cell columns of a CSV as written (text): read as numbers,
+    # models 2 and 10 sorted the other way and drew each other's streams
+    as_text = by if s.get("data_file") else []
+    load = f"data = {reader(str(path), as_text)}\n"
+    if s.get("actions"):  # report maps the labels (and a menu column's with them)
+        py.insert(-1, f"actions={dict(s['actions'])!r}")
+    py[-1:-1] = side_tables_args(s)
+    python = ("import pandas as pd\nimport coherence\n\n" + load + "rep = coherence.report(\n    "
+              + ",\n    ".join(py) + ",\n)\nrep.to_html('report.html')")
+    return shell, python
+
+
+def _column_args(s: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The command line's and report()'s arguments naming the columns, the cells, the
+    tests, the reference prompt and the action labels."""
+    cols = s.get("columns", {})
+    argv: list[str] = []
+    py: list[str] = []
     for name in ("belief", "action", "outcome", "group", "prompt", "repetition", "truth"):
         value = cols.get(name)
         if value is not None:
@@ -59,6 +82,14 @@ def rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
         py.append(f"reference_prompt={s['reference_prompt']!r}")
     if s.get("actions"):
         argv += ["--actions", ",".join(f"{k}={v}" for k, v in s["actions"].items())]
+    return argv, py
+
+
+def _settings_args(s: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The command line's and report()'s arguments for the settings a run set apart
+    from the defaults (adjustment, engine, draws, neighbours, folds, bins, level)."""
+    argv: list[str] = []
+    py: list[str] = []
     # the draw counts: none at the defaults, one n_resamples when both are equal, both
     # (the deprecated n_permutations too) only when a run set them apart
     draws = {"n_permutations": s.get("n_permutations"), "n_resamples": s.get("n_resamples")}
@@ -86,19 +117,7 @@ def rerun_commands(rep: CoherenceReport) -> tuple[str, str]:
             py.append(f"{key}={draws[key]!r}")
         elif key in s and key not in ("n_permutations", "n_resamples"):
             py.append(f"{key}={s[key]!r}")
-    argv += ["--seed", str(seed) if seed is not None else "SEED"]
-    py.append(f"rng={seed if seed is not None else 'SEED'}")
-    shell = " ".join(shlex.quote(a) for a in argv)
-    # `coherence test` reads the cell columns of a CSV as written (text): read as numbers,
-    # models 2 and 10 sorted the other way and drew each other's streams
-    as_text = by if s.get("data_file") else []
-    load = f"data = {reader(str(path), as_text)}\n"
-    if s.get("actions"):  # report maps the labels (and a menu column's with them)
-        py.insert(-1, f"actions={dict(s['actions'])!r}")
-    py[-1:-1] = side_tables_args(s)
-    python = ("import pandas as pd\nimport coherence\n\n" + load + "rep = coherence.report(\n    "
-              + ",\n    ".join(py) + ",\n)\nrep.to_html('report.html')")
-    return shell, python
+    return argv, py
 
 
 def side_tables_args(s: Mapping[str, Any]) -> list[str]:
