@@ -709,14 +709,12 @@ def _bootstrap_result(prep: Prepared, k: int, groups: np.ndarray, statistic: flo
         null_distribution=np.empty(0), resample_distribution=boot, **common)
 
 
-def _ci_test(design: Design, opt: dict[str, Any], gen: np.random.Generator) -> CITestResult:
-    """The array layer of :func:`ci_test`: validated design arrays and options in, the
-    estimate, its permutation null and interval out. Warnings point at the caller of
-    the public function."""
-    design = _canonical_order(design)
-    n = len(design.action)
+def _conditioning_beliefs(design: Design, opt: dict[str, Any], gen: np.random.Generator
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The belief the estimate conditions on (the context mean, calibrated, as the options
+    ask) and the stated one, each on the resolution's grid and as a probability, and the
+    continuous evidence on that grid: ``(b, stated, b_prob, stated_prob, ev_cont)``."""
     groups = design.groups
-    n_groups = int(groups.max()) + 1
     b = design.belief
     if opt["condition_on"] == "context_mean":
         b = _context_mean(b, groups)
@@ -737,6 +735,37 @@ def _ci_test(design: Design, opt: dict[str, Any], gen: np.random.Generator) -> C
         b = np.round(b / opt["resolution"])
         stated = np.round(stated / opt["resolution"])
         ev_cont = np.round(ev_cont / opt["resolution"])
+    return b, stated, b_prob, stated_prob, ev_cont
+
+
+def _no_test_reason(movable: tuple[int, int], moves: tuple[Any, ...], trivial: bool,
+                    statistic: float, observed: float, blind: bool) -> str:
+    """Why no valid permutation test exists for the data, or '' where one does (a trivial
+    study, constant action or outcome, keeps p = 1: its dependence is 0)."""
+    return ("no two units share a block (every unit is alone in its evidence stratum or "
+           "conditioning value)" if movable[0] == 0
+           else "no permutation changes the data (no block holds two units that differ in "
+           f"their {'outcome' if moves[0] == 'outcomes' else 'actions'})"
+           if movable[1] == 0 and not trivial
+           else "the estimate is undefined (no row has a neighbour with its discrete "
+           "values)" if not np.isfinite(statistic)
+           else f"the regression-adjusted statistic is {observed:.0f} on the data and on "
+           "every permuted copy (" + ("each conditioning level holds one context, whose "
+           "outcome the adjustment explains)" if observed < 0.5 else "the actions explain "
+           "all of the outcome that the adjustment leaves, as in a study with barely more "
+           "rows than the adjustment has columns)")
+           if blind else "")
+
+
+def _ci_test(design: Design, opt: dict[str, Any], gen: np.random.Generator) -> CITestResult:
+    """The array layer of :func:`ci_test`: validated design arrays and options in, the
+    estimate, its permutation null and interval out. Warnings point at the caller of
+    the public function."""
+    design = _canonical_order(design)
+    n = len(design.action)
+    groups = design.groups
+    n_groups = int(groups.max()) + 1
+    b, stated, b_prob, stated_prob, ev_cont = _conditioning_beliefs(design, opt, gen)
     z_cont = np.ascontiguousarray(np.column_stack([b, ev_cont]))
     cond = np.column_stack([design.ev_disc.astype(np.float64), z_cont])
     # the permutation blocks and the plug-in strata match on the stated belief: the
@@ -792,19 +821,7 @@ def _ci_test(design: Design, opt: dict[str, Any], gen: np.random.Generator) -> C
              and ((observed == 0.0 and not np.any(null))
                   or bool(np.all(np.abs(np.r_[observed, null] - 1.0) <= MC_TIE_RTOL))))
     # a trivial study (constant action or outcome) keeps p = 1: its dependence is 0
-    why = ("no two units share a block (every unit is alone in its evidence stratum or "
-           "conditioning value)" if movable[0] == 0
-           else "no permutation changes the data (no block holds two units that differ in "
-           f"their {'outcome' if moves[0] == 'outcomes' else 'actions'})"
-           if movable[1] == 0 and not trivial
-           else "the estimate is undefined (no row has a neighbour with its discrete "
-           "values)" if not np.isfinite(statistic)
-           else f"the regression-adjusted statistic is {observed:.0f} on the data and on "
-           "every permuted copy (" + ("each conditioning level holds one context, whose "
-           "outcome the adjustment explains)" if observed < 0.5 else "the actions explain "
-           "all of the outcome that the adjustment leaves, as in a study with barely more "
-           "rows than the adjustment has columns)")
-           if blind else "")
+    why = _no_test_reason(movable, moves, trivial, statistic, observed, blind)
     if why:
         warnings.warn(f"ci_test: no valid permutation test exists for these data: {why}. "
                       "The p-value is NaN; coarser evidence or more contexts per stratum "
