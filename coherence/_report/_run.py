@@ -123,16 +123,13 @@ class _ReportArgs(StudyColumns):
     actions: Mapping[str, str] | None = None
 
 
-def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
-    owner = "report"
-    df = as_dataframe(data, owner=owner)
-    # called here, not deeper: its DeprecationWarning's stacklevel points at the caller
-    o = a.options
-    n_permutations, n_resamples = _draw_counts(a.n_permutations, o.n_resamples, owner)
-    df, evidence = _table_iv(df, a, owner)
+def _cell_columns(df: pd.DataFrame, by_arg: Any, owner: str) -> tuple[str, ...]:
+    """The cell columns of ``by`` the table has: each named on purpose present, none
+    named like a column of the report's table, every row labelled, each label written
+    one way."""
     # a column named twice is one cell column (twice, to_frame held it twice and
     # summary() raised)
-    by = tuple(dict.fromkeys(check_columns_arg(a.by, "by", owner)))
+    by = tuple(dict.fromkeys(check_columns_arg(by_arg, "by", owner)))
     # a cell column named on purpose must exist, as `coherence test --by` checks (a misspelt
     # one would pool every model into one cell); the default ones may be absent
     absent = [c for c in by if c not in df.columns and c not in _DEFAULT_BY]
@@ -155,6 +152,17 @@ def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
                    "cell label is a cell named by nothing): fill them in, or leave the "
                    "column out of by")
         check_case_distinct(df, column, owner=owner)  # 'gpt' / 'GPT ', 1 / '1', True / 'True'
+    return present_by
+
+
+def _report_iv(data: Any, a: _ReportArgs) -> _ReportInput:
+    owner = "report"
+    df = as_dataframe(data, owner=owner)
+    # called here, not deeper: its DeprecationWarning's stacklevel points at the caller
+    o = a.options
+    n_permutations, n_resamples = _draw_counts(a.n_permutations, o.n_resamples, owner)
+    df, evidence = _table_iv(df, a, owner)
+    present_by = _cell_columns(df, a.by, owner)
     names = _tests_iv(df, a, owner)
     if "monotonicity" in names and a.action in df.columns:  # it reads yes/no/defer by name
         check_action_spelling(df, a.action, owner)
