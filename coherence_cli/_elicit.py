@@ -418,6 +418,28 @@ def run_elicit(args: argparse.Namespace) -> int:
         cache.close()
 
 
+def _probe_summary(args: argparse.Namespace, raw: Any, rate: float, n_ok: int,
+                   elicit: Any) -> int:
+    """After a probe: the configured run's calls and time at the speed measured, the
+    failure reasons, a larger probe where every reply was cut short, or a hint."""
+    full = _design(args)
+    n_calls = full["n_contexts"] * full["repetitions"] * (
+        len(full["prompts"]) + (0 if args.no_decision else 1))
+    if math.isfinite(rate) and rate > 0:
+        seconds = n_calls / rate
+        took = f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+        print(f"the configured run makes {n_calls} calls: about {took} at this speed")
+    lines = _failure_lines(raw)
+    if lines:
+        print("failure reasons:")
+        print("\n".join(lines))
+    if not n_ok and all_truncated(raw):
+        n_ok = _probe_larger(args, elicit)
+    elif not n_ok:
+        print(hint(raw, args))
+    return EXIT_OK if n_ok else EXIT_FAILURE
+
+
 def _run(args: argparse.Namespace, cache: Any) -> int:
     import bayesnets
     import elicitation
@@ -482,22 +504,7 @@ def _run(args: argparse.Namespace, cache: Any) -> int:
              f"{concurrency}; " if math.isfinite(per_call) and not args.simulated else "")
           + f"{wall:.1f} s in all")
     if args.probe:
-        full = _design(args)
-        n_calls = full["n_contexts"] * full["repetitions"] * (
-            len(full["prompts"]) + (0 if args.no_decision else 1))
-        if math.isfinite(rate) and rate > 0:
-            seconds = n_calls / rate
-            took = f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
-            print(f"the configured run makes {n_calls} calls: about {took} at this speed")
-        lines = _failure_lines(raw)
-        if lines:
-            print("failure reasons:")
-            print("\n".join(lines))
-        if not n_ok and all_truncated(raw):
-            n_ok = _probe_larger(args, elicit)
-        elif not n_ok:
-            print(hint(raw, args))
-        return EXIT_OK if n_ok else EXIT_FAILURE
+        return _probe_summary(args, raw, rate, n_ok, elicit)
     data = result.data.assign(model=result.model, settings=settings,
                               network=args.network)
     if not len(data):
