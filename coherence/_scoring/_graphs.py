@@ -799,7 +799,18 @@ def _score_unit(rows: np.ndarray, qd: dict[str, Any], f_tok: list[frozenset[str]
         "event_recall": er, "event_f1": _f1(ep, er, convention), "accessible_precision": ap,
         "accessible_recall": ar, "accessible_f1": af,
         "date_error_days": float(np.mean(errs)) if errs else np.nan}
-    # edges
+    out.update(_edge_metrics(rows, f_ids, f_edges, h_edges, pairs, qd["ids"]))
+    out["_matches"] = pairs
+    return out
+
+
+def _edge_metrics(rows: np.ndarray, f_ids: np.ndarray,
+                  f_edges: Sequence[tuple[Any, Any, int]] | None,
+                  h_edges: Sequence[tuple[Any, Any, int]] | None,
+                  pairs: Sequence[tuple[int, int, Any]], h_ids: Sequence[Any]) -> dict[str, Any]:
+    """The edge metrics of one forecast graph against the hindsight graph, through the
+    matched events ``pairs`` (hindsight, forecast, score): edges aligned, their
+    precision and recall, the relations' direction accuracy, the forecast's depth."""
     n_fe = n_he = n_aligned = 0
     eprec = erec = dacc = depth = np.nan
     if f_edges is not None:
@@ -812,7 +823,7 @@ def _score_unit(rows: np.ndarray, qd: dict[str, Any], f_tok: list[frozenset[str]
         if h_edges is not None:
             h_map = {(s, t): p for s, t, p in h_edges}
             n_he = len(h_map)
-            to_h = {f_ids[rows[f]]: qd["ids"][h] for h, f, _ in pairs}
+            to_h = {f_ids[rows[f]]: h_ids[h] for h, f, _ in pairs}
             hit: set[tuple[Any, Any]] = set()
             checks = []
             for (s, t), p in f_map.items():
@@ -827,10 +838,9 @@ def _score_unit(rows: np.ndarray, qd: dict[str, Any], f_tok: list[frozenset[str]
             eprec = _ratio(n_aligned, n_fe)
             erec = _ratio(len(hit), n_he)
             dacc = float(np.mean(checks)) if checks else np.nan
-    out.update({"n_forecast_edges": n_fe, "n_hindsight_edges": n_he,
-                "n_aligned_edges": n_aligned, "edge_precision": eprec, "edge_recall": erec,
-                "direction_accuracy": dacc, "forecast_depth": depth, "_matches": pairs})
-    return out
+    return {"n_forecast_edges": n_fe, "n_hindsight_edges": n_he,
+            "n_aligned_edges": n_aligned, "edge_precision": eprec, "edge_recall": erec,
+            "direction_accuracy": dacc, "forecast_depth": depth}
 
 
 def _metric_means(per: pd.DataFrame, by: str) -> pd.DataFrame:
