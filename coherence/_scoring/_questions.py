@@ -703,6 +703,30 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
     if len(bad):
         raise ValueError(column_error(type, "hold one of " + ", ".join(QUESTION_TYPES),
                                       list(df.index[bad]), list(kinds[bad]), owner=owner))
+    date_cols, parsed = _task_dates(df, start, resolution_date, simulated_date, owner)
+    s, r = parsed[start], parsed[resolution_date]
+    _check_outcomes(df, outcome, kinds, owner)
+    out = df.copy()
+    for col in date_cols:
+        out[col] = parsed[col]
+    days = ns_between(r, s) / 86_400e9  # no wrap-around over more than 292 years
+    if "horizon_days" in df.columns:  # the table's own horizons: replaced only where equal
+        given = pd.to_numeric(df["horizon_days"], errors="coerce").to_numpy(dtype=np.float64)
+        off = np.flatnonzero(~np.isclose(given, days, rtol=0.0, atol=1e-9))
+        if len(off):
+            raise ValueError(column_error(
+                "horizon_days", f"equal '{resolution_date}' - '{start}' in days, the column "
+                "validate_tasks writes (drop or rename the table's own)", list(df.index[off]),
+                list(df["horizon_days"].to_numpy(dtype=object)[off]), owner=owner))
+    out["horizon_days"] = days
+    return out
+
+
+def _task_dates(df: pd.DataFrame, start: str, resolution_date: str, simulated_date: str,
+                owner: str) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The task table's date columns parsed: all aware or all naive, each resolution after
+    its start, each simulated date in [start, resolution). Returns the columns and their
+    parsed dates."""
     date_cols = [start, resolution_date] + ([simulated_date] if simulated_date in df.columns
                                             else [])
     parsed, aware = {}, set()
@@ -732,6 +756,12 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
                 simulated_date, f"lie in ['{start}', '{resolution_date}')",
                 list(df.index[bad]), list(df[simulated_date].to_numpy(dtype=object)[bad]),
                 owner=owner))
+    return date_cols, parsed
+
+
+def _check_outcomes(df: pd.DataFrame, outcome: str, kinds: np.ndarray, owner: str) -> None:
+    """Every outcome present and fitting its question's type (binary: 0/1; quantity and
+    interval: a number)."""
     outcomes = df[outcome].to_numpy(dtype=object)
     miss = np.array([is_missing(v) for v in outcomes], dtype=bool)
     if miss.any():
@@ -748,20 +778,6 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
             pos = np.asarray(wrong)
             raise ValueError(column_error(outcome, rule, list(df.index[pos]),
                                           list(outcomes[pos]), owner=owner))
-    out = df.copy()
-    for col in date_cols:
-        out[col] = parsed[col]
-    days = ns_between(r, s) / 86_400e9  # no wrap-around over more than 292 years
-    if "horizon_days" in df.columns:  # the table's own horizons: replaced only where equal
-        given = pd.to_numeric(df["horizon_days"], errors="coerce").to_numpy(dtype=np.float64)
-        off = np.flatnonzero(~np.isclose(given, days, rtol=0.0, atol=1e-9))
-        if len(off):
-            raise ValueError(column_error(
-                "horizon_days", f"equal '{resolution_date}' - '{start}' in days, the column "
-                "validate_tasks writes (drop or rename the table's own)", list(df.index[off]),
-                list(df["horizon_days"].to_numpy(dtype=object)[off]), owner=owner))
-    out["horizon_days"] = days
-    return out
 
 
 @dataclass(frozen=True, slots=True)
