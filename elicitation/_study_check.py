@@ -162,27 +162,37 @@ def config_types_iv(kind: str, design: Mapping[str, Any], tests: Mapping[str, An
         # a test named twice ran once: refused as a repeat elsewhere in the file is
         _repeats_iv("tests.tests", tests["tests"])
     if kind == "decision":
-        if design["question"] is not None and not _text(design["question"]):
-            raise ValueError("The study's design.question must be the phrase after 'they' "
-                             f"(e.g. 'have the disease'){control_hint(design['question'])}; "
-                             f"got {design['question']!r}")
-        reference, variants = tests["reference_prompt"], prompt_variants(design["prompts"])
-        if reference is not None and reference not in variants:
-            raise ValueError("The study's tests.reference_prompt must be the variant of one "
-                             f"of design.prompts ({', '.join(variants)}); got {reference!r}")
+        _decision_design_iv(design, tests)
     if kind == "pairs":
-        if not isinstance(design["reverse"], bool):
-            raise ValueError("The study's design.reverse must be true or false; got "
-                             f"{design['reverse']!r}")
-        if not _text(design["subject"]):
-            raise ValueError("The study's design.subject must be a phrase (who the questions "
-                             f"are about){control_hint(design['subject'])}; got "
-                             f"{design['subject']!r}")
+        _pairs_design_iv(design)
     if kind in ("consistency", "forecasting") and not _text(design["questions"]):
         raise ValueError("The study's design.questions must be 'demo' or a CSV file's path"
                          f"{control_hint(design['questions'])}; got {design['questions']!r}")
     if kind == "consistency":
         _consistency_tests_iv(design, tests)
+
+
+def _decision_design_iv(design: Mapping[str, Any], tests: Mapping[str, Any]) -> None:
+    """A decision study's question phrase and reference prompt."""
+    if design["question"] is not None and not _text(design["question"]):
+        raise ValueError("The study's design.question must be the phrase after 'they' "
+                         f"(e.g. 'have the disease'){control_hint(design['question'])}; "
+                         f"got {design['question']!r}")
+    reference, variants = tests["reference_prompt"], prompt_variants(design["prompts"])
+    if reference is not None and reference not in variants:
+        raise ValueError("The study's tests.reference_prompt must be the variant of one "
+                         f"of design.prompts ({', '.join(variants)}); got {reference!r}")
+
+
+def _pairs_design_iv(design: Mapping[str, Any]) -> None:
+    """A pairs study's ``reverse`` flag and subject phrase."""
+    if not isinstance(design["reverse"], bool):
+        raise ValueError("The study's design.reverse must be true or false; got "
+                         f"{design['reverse']!r}")
+    if not _text(design["subject"]):
+        raise ValueError("The study's design.subject must be a phrase (who the questions "
+                         f"are about){control_hint(design['subject'])}; got "
+                         f"{design['subject']!r}")
 
 
 def _repeats_iv(key: str, names: Any, where: str = "The study's") -> None:
