@@ -122,9 +122,9 @@ def sample_cases(model: Any, target: str, evidence_vars: Sequence[str], n: int, 
     Parameters
     ----------
     model : Network, str or pgmpy DiscreteBayesianNetwork
-        The network.
+        The network (a bundled name is loaded with :func:`bayesnets.load`).
     target : str
-        The target variable.
+        The variable whose posterior is each context's truth.
     evidence_vars : sequence of str
         The variables every context observes.
     n : int

@@ -461,9 +461,9 @@ def auxiliary(model: Any, target: str, evidence: Any, z: str, *,
     Parameters
     ----------
     model : Network, str or pgmpy DiscreteBayesianNetwork
-        The network.
+        The network (a bundled name is loaded with :func:`bayesnets.load`).
     target : str
-        The target variable.
+        The variable :math:`T` whose state :math:`t^*` has its probability reported.
     evidence : pandas.DataFrame or mapping
         The evidence rows :math:`x` (as in :func:`posterior`); they must not
         observe ``z``, and their index labels must be unique (the result's ``row``

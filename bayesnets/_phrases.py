@@ -340,7 +340,7 @@ def predicate(network: Any, target: str, state: Any) -> str:
     network : str or Network
         A network with a phrase table (:data:`PHRASE_NETWORKS`).
     target : str
-        The target variable.
+        The variable whose state the phrase names.
     state : object
         The state whose probability is asked for.
 
@@ -380,7 +380,7 @@ def question(target: str, state: Any, phrases: Any = None) -> str:
     Parameters
     ----------
     target : str
-        The target variable.
+        The variable asked about.
     state : object
         The state whose probability is asked for.
     phrases : mapping, PhraseTable, str, Network or None
