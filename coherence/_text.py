@@ -177,20 +177,7 @@ def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str
     numeric = [pd.api.types.is_numeric_dtype(frame.iloc[:, j]) for j in range(len(cols))]
     if not cols:
         return ""
-    # the leading text columns (labels) are repeated in every block
-    keys = [0]
-    while (len(keys) < len(cols) - 1 and not numeric[len(keys)]
-           and sum(widths[j] + 2 for j in keys) + widths[len(keys)] <= 3 * width // 5):
-        keys.append(len(keys))
-    key_width = sum(widths[j] + 2 for j in keys) - 2
-    blocks, current, used = [], list(keys), key_width
-    for j in range(len(keys), len(cols)):
-        if used + 2 + widths[j] > width and len(current) > len(keys):
-            blocks.append(current)
-            current, used = list(keys), key_width
-        current.append(j)
-        used += 2 + widths[j]
-    blocks.append(current)
+    blocks = _blocks(widths, numeric, width)
     out = []
     for b, block in enumerate(blocks):
         if b:
@@ -207,6 +194,27 @@ def text_table(frame: pd.DataFrame, *, width: int = 100, digits: int = 4) -> str
         out.append(line([heads[j] for j in block]))
         out.extend(line([row[j] for j in block]) for row in cells)
     return "\n".join(out)
+
+
+def _blocks(widths: list[int], numeric: list[bool], width: int) -> list[list[int]]:
+    """The columns of each block of a table ``width`` columns wide: the leading text
+    columns (labels, at most 3/5 of the width) repeated in every block, the others in
+    order, as many as fit (one at least)."""
+    # the leading text columns (labels) are repeated in every block
+    keys = [0]
+    while (len(keys) < len(widths) - 1 and not numeric[len(keys)]
+           and sum(widths[j] + 2 for j in keys) + widths[len(keys)] <= 3 * width // 5):
+        keys.append(len(keys))
+    key_width = sum(widths[j] + 2 for j in keys) - 2
+    blocks, current, used = [], list(keys), key_width
+    for j in range(len(keys), len(widths)):
+        if used + 2 + widths[j] > width and len(current) > len(keys):
+            blocks.append(current)
+            current, used = list(keys), key_width
+        current.append(j)
+        used += 2 + widths[j]
+    blocks.append(current)
+    return blocks
 
 
 def one_line(text: str) -> str:
