@@ -161,19 +161,10 @@ def _decision(text: str, decide: str, answer: str | None, method: str) -> Parsed
                   method=method, text=text)
 
 
-def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
-    body, bad = reply_body(text, "an answer inside may be a draft", labels)
-    if bad is not None:
-        return bad
-    if not body.strip():
-        return fail(text, "empty", "the reply holds nothing outside its reasoning block")
+def _decision_from_json(text: Any, body: str, labels: tuple[str, ...]) -> Parsed | None:
+    """The decision of a reply that is one JSON object with Yes or No under the decision
+    label (and, if given, under the answer label), or None."""
     decide_label, answer_label = labels
-    lines = reply_lines(body)
-    if len(lines) == 2:
-        m1 = re.fullmatch(re.escape(decide_label) + r":\s*(Yes|No)", lines[0])
-        m2 = re.fullmatch(re.escape(answer_label) + r":\s*(Yes|No)", lines[1])
-        if m1 and m2:
-            return _decision(text, m1.group(1).lower(), m2.group(1).lower(), "strict")
     lower = json_object(body)
     if lower is not None and decide_label.lower() in lower:
         twice = json_twice(text, lower, (decide_label, answer_label))
@@ -188,6 +179,25 @@ def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
                     return fail(text, "invalid", f"the JSON answer is {a!r}, not Yes or No")
                 ans = a.strip().lower()
             return _decision(text, d.strip().lower(), ans, "json")
+    return None
+
+
+def _parse_decision(text: Any, labels: tuple[str, ...]) -> Parsed:
+    body, bad = reply_body(text, "an answer inside may be a draft", labels)
+    if bad is not None:
+        return bad
+    if not body.strip():
+        return fail(text, "empty", "the reply holds nothing outside its reasoning block")
+    decide_label, answer_label = labels
+    lines = reply_lines(body)
+    if len(lines) == 2:
+        m1 = re.fullmatch(re.escape(decide_label) + r":\s*(Yes|No)", lines[0])
+        m2 = re.fullmatch(re.escape(answer_label) + r":\s*(Yes|No)", lines[1])
+        if m1 and m2:
+            return _decision(text, m1.group(1).lower(), m2.group(1).lower(), "strict")
+    parsed = _decision_from_json(text, body, labels)
+    if parsed is not None:
+        return parsed
     decides, echo_d, last_d = _answers_of(decide_label, body, labels)
     answers, echo_a, last_a = _answers_of(answer_label, body, labels)
     echo = echo_d or echo_a
