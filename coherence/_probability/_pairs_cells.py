@@ -435,10 +435,10 @@ def outcome_free_table(frame: pd.DataFrame, group_cols: list[str], columns: dict
 
 
 # --------------------------------------------------------------------------- assembly
-def finish_cells(result: Any, cells: PairsCells) -> Any:
-    """The :class:`PairsResult` of every cell: the array layer's ``result`` for the resolved
-    cells (``None`` when there are none), completed as the module doc says."""
-
+def _cell_table(result: Any, cells: PairsCells) -> pd.DataFrame:
+    """The table of every cell: the scored cells' rows (with their outcome-free columns),
+    the cells without resolutions, and a row for each cell whose records all failed,
+    with the failed records counted per cell, sorted by the cell labels."""
     cell_cols, by = cells.cell_cols, cells.by
     group = [*cell_cols, "category"]
     frame = cells.frame
@@ -494,7 +494,14 @@ def finish_cells(result: Any, cells: PairsCells) -> Any:
     keys = table.loc[:, group].to_numpy(dtype=object)
     order = sorted(range(len(table)), key=lambda i: tuple(_sort_key(v) for v in keys[i]))
     table = table.iloc[order].reset_index(drop=True)
+    return table
 
+
+def finish_cells(result: Any, cells: PairsCells) -> Any:
+    """The :class:`PairsResult` of every cell: the array layer's ``result`` for the resolved
+    cells (``None`` when there are none), completed as the module doc says."""
+    by = cells.by
+    table = _cell_table(result, cells)
     improvement = np.full(cells.n_input, np.nan)
     n_failed = len(cells.failed)
     if result is not None:
