@@ -602,6 +602,27 @@ class SimulatedDesigner:
         return Completion(text=f"Question: {self._written(request.context, quantity)}")
 
 
+def _form_asks(questions: pd.DataFrame, texts: pd.DataFrame, forms: Sequence[str],
+               key_of: Mapping[str, str]) -> list[tuple[Any, Any, str, Any, list[str]]]:
+    """What the model is asked to write: ``(question id, base ids, form, context,
+    sources)`` for each single form of each base question the tuples use and each
+    compound question of the tuples."""
+    present = set(texts["question"])
+    source_text = {r["id"]: _text("P", [r]) for r in questions.to_dict("records")}
+    asks: list[tuple[Any, Any, str, Any, list[str]]] = []
+    for r in questions.to_dict("records"):
+        for form in forms:
+            if form in key_of and f"{key_of[form]}:{r['id']}" in present:
+                asks.append((f"{key_of[form]}:{r['id']}", r["id"], form, r["id"],
+                             [source_text[r["id"]]]))
+    compound = [f for f in forms if f in COMPOUND_FORMS]
+    for row in texts[texts["form"].isin(compound)].itertuples(index=False):
+        bases = str(row.base).split(",")
+        asks.append((row.question, row.base, row.form, row.question,
+                     [source_text[b] for b in bases]))
+    return asks
+
+
 def model_forms(questions: pd.DataFrame, texts: pd.DataFrame, client: Any, opts: Any,
                 forms: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Ask the model to write the questions of ``forms``; validate each one.
@@ -622,19 +643,7 @@ def model_forms(questions: pd.DataFrame, texts: pd.DataFrame, client: Any, opts:
 
     settings = settings_json(client)
     key_of = {"negation": "not_P", "paraphrase": "para_P", "consequence": "cons_P"}
-    present = set(texts["question"])
-    source_text = {r["id"]: _text("P", [r]) for r in questions.to_dict("records")}
-    asks = []          # (question id, base ids, form, context, sources)
-    for r in questions.to_dict("records"):
-        for form in forms:
-            if form in key_of and f"{key_of[form]}:{r['id']}" in present:
-                asks.append((f"{key_of[form]}:{r['id']}", r["id"], form, r["id"],
-                             [source_text[r["id"]]]))
-    compound = [f for f in forms if f in COMPOUND_FORMS]
-    for row in texts[texts["form"].isin(compound)].itertuples(index=False):
-        bases = str(row.base).split(",")
-        asks.append((row.question, row.base, row.form, row.question,
-                     [source_text[b] for b in bases]))
+    asks = _form_asks(questions, texts, forms, key_of)
 
     def fields(form: str, sources: list[str], other: str | None = None) -> dict[str, str]:
         block = ({"question": sources[0]} if form in key_of
