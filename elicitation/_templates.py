@@ -74,29 +74,28 @@ def _name_iv(value: Any, param: str, owner: str, rule: str = "a non-empty str") 
 def _checked_labels(labels_given: Any, kind: str, owner: str) -> tuple[str, ...] | None:
     """A template's labels as a tuple, checked (None: the states at render time; a
     decision template's default is Yes and No)."""
-    labels_in = labels_given
-    if kind == "decision" and labels_in is None:
-        labels_in = DECISION_LABELS
-    if labels_in is not None:
-        if not isinstance(labels_in, list | tuple):
-            # a str was read as its characters ('Yes' as 'Y', 'e', 's'), a set in any order
-            raise TypeError(param_error("labels", owner, "None or a list or tuple of str "
-                                        "labels", labels_given))
-        labels = tuple(labels_in)
-        # a label with a line break split its answer line ('Y\nes: <probability>'); one
-        # with outer spaces (' No', 'No ') failed the reply 'No: 0.3' as ambiguous
-        if (len(labels) < 2 or not all(isinstance(x, str) and x.strip() == x and x
-                                       and not has_control(x) for x in labels)
-                or len({x.lower() for x in labels}) != len(labels)):
-            raise ValueError(param_error("labels", owner, "None or at least two distinct "
-                                         "non-empty str labels (distinct in any case, "
-                                         "without leading or trailing spaces or control "
-                                         "characters)", labels_given))
-        if kind == "decision" and len(labels) != 2:
-            raise ValueError(param_error("labels", owner, "two labels for a decision "
-                                         "template", labels_given))
-        return labels
-    return None
+    labels_in = (DECISION_LABELS if kind == "decision" and labels_given is None
+                 else labels_given)
+    if labels_in is None:
+        return None
+    if not isinstance(labels_in, list | tuple):
+        # a str was read as its characters ('Yes' as 'Y', 'e', 's'), a set in any order
+        raise TypeError(param_error("labels", owner, "None or a list or tuple of str "
+                                    "labels", labels_given))
+    labels = tuple(labels_in)
+    # a label with a line break split its answer line ('Y\nes: <probability>'); one
+    # with outer spaces (' No', 'No ') failed the reply 'No: 0.3' as ambiguous
+    if (len(labels) < 2 or not all(isinstance(x, str) and x.strip() == x and x
+                                   and not has_control(x) for x in labels)
+            or len({x.lower() for x in labels}) != len(labels)):
+        raise ValueError(param_error("labels", owner, "None or at least two distinct "
+                                     "non-empty str labels (distinct in any case, "
+                                     "without leading or trailing spaces or control "
+                                     "characters)", labels_given))
+    if kind == "decision" and len(labels) != 2:
+        raise ValueError(param_error("labels", owner, "two labels for a decision "
+                                     "template", labels_given))
+    return labels
 
 
 def _placeholders(name: str, texts: tuple[str, ...]) -> frozenset[str]:
