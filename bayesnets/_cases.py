@@ -119,6 +119,10 @@ def sample_cases(model: Any, target: str, evidence_vars: Sequence[str], n: int, 
                  rng: RNGLike = None) -> pd.DataFrame:
     """Draw evaluation contexts whose true posteriors cover [0, 1] evenly.
 
+    Drawn from the network's own distribution, contexts would have whatever posteriors
+    the network makes common; these are spread evenly over bins of the posterior
+    instead, so a test of belief and action sees the whole range of beliefs.
+
     Parameters
     ----------
     model : Network, str or pgmpy DiscreteBayesianNetwork

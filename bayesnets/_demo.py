@@ -120,6 +120,9 @@ def run_demo(*, network: str = "child", n_contexts: int = 200, n_repetitions: in
              **report_options: Any) -> tuple[Any, pd.DataFrame]:
     """Simulate the demo study and run :func:`coherence.report` on it, one cell per agent.
 
+    The demo's agents each break one law of coherence, or none, so the report shows
+    which test finds which violation; ``coherence demo`` (``make demo``) runs it.
+
     Parameters
     ----------
     network, n_contexts, n_repetitions

@@ -155,6 +155,9 @@ def _min_weight_elimination(factors: list[tuple[tuple[str, ...], np.ndarray]],
 def joint_table(model: Any, variables: Sequence[str]) -> np.ndarray:
     """The exact joint distribution of some variables of a network.
 
+    Computed exactly from the network's tables and cached on the network, so a second
+    call for the same variables costs nothing.
+
     Parameters
     ----------
     model : Network, str or pgmpy DiscreteBayesianNetwork
@@ -363,6 +366,10 @@ def _posterior_iv(model: Any, target: Any, evidence: Any,
 
 def posterior(model: Any, target: str, evidence: Any) -> pd.DataFrame:
     """Exact P(target | evidence) for many evidence rows at once.
+
+    Rows that observe the same variables share one variable elimination and the others
+    are answered in batches, so thousands of contexts cost a few eliminations; the
+    answers are exact, not sampled.
 
     Parameters
     ----------

@@ -53,6 +53,10 @@ _ROUNDING = 1e-12
 def auxiliary_name(network: str, variable: str) -> str:
     """A human-readable name of a network variable, for prompts about it.
 
+    Network variables have short codes (``RUQO2``, ``bronc``); prompts that ask about
+    them need words. The networks child, asia, cancer and alarm have their names built
+    in; any other network's variable keeps its code.
+
     Parameters
     ----------
     network : str
@@ -250,6 +254,12 @@ def lie_study(network: Any = "child", *, target: str | None = None, state: Any =
               n_ground_truth: int = 5000, phrases: Any = None,
               rng: RNGLike = None) -> LIEStudy:
     r"""A law-of-iterated-expectation study on a Bayesian network, answered by a simulated agent.
+
+    Contexts are drawn from the network; for each, the three quantities the law of
+    iterated expectation ties (P(y | x), P(y | x, z) for each state of a withheld
+    variable z, and P(z | x)) are answered by a simulated agent with a chosen weighting,
+    bias and noise. The exact answers come with them, so
+    :func:`coherence.iterated_expectation_check` can be checked against a known truth.
 
     Parameters
     ----------

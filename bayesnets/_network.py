@@ -587,6 +587,11 @@ def _check_categories_observed(column: pd.Series, name: str, owner: str) -> None
 def fit(data: Any, edges: Any, *, min_support: int = 100) -> Network:
     """Estimate a network's CPTs from data by maximum likelihood, recording their support.
 
+    The structure is given by ``edges``; each variable's table is estimated from the
+    rows as conditional relative frequencies, without smoothing, and the number of rows
+    behind each parent configuration is recorded (``support``): :func:`sample_cases`
+    draws only contexts that enough rows support, as the reference paper does.
+
     Parameters
     ----------
     data : pandas.DataFrame

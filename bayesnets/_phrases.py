@@ -171,6 +171,10 @@ def _builtin_table(network: str) -> PhraseTable:
 def phrase_table(network: str) -> PhraseTable:
     """The built-in phrase table of a bundled network.
 
+    Each bundled network comes with phrases that put a variable's state into words
+    (``'has tetralogy of Fallot'``), the subject of its questions and a question
+    template; :func:`describe`, :func:`question` and :func:`predicate` read them.
+
     Parameters
     ----------
     network : str
@@ -263,6 +267,9 @@ def _row_items(evidence_row: Any, owner: str) -> list[tuple[str, Any]]:
 def describe(evidence_row: Any, phrases: Any = None) -> str:
     """Turn one evidence assignment into a natural-language description.
 
+    Each observed variable's state becomes its phrase from the network's phrase table,
+    and the phrases are joined into the description of a context that a prompt quotes.
+
     Parameters
     ----------
     evidence_row : mapping or pandas.Series
@@ -306,6 +313,9 @@ def describe(evidence_row: Any, phrases: Any = None) -> str:
 def describe_rows(evidence: pd.DataFrame, phrases: Any = None) -> pd.Series:
     """:func:`describe` for every row of a frame (a Series indexed like it).
 
+    The contexts of a study at once: each row's evidence assignment is described as
+    :func:`describe` describes one, for the prompts of every context.
+
     See Also
     --------
     describe : the description of one evidence assignment.
@@ -334,6 +344,9 @@ _PLURAL = {"has": "have", "is": "are", "was": "were", "does": "do", "suffers": "
 def predicate(network: Any, target: str, state: Any) -> str:
     """The target's phrase as a plural predicate, the words after "they" in the papers'
     prompts ("have tetralogy of Fallot" for "has tetralogy of Fallot").
+
+    Used to write the papers' prompts, whose subject is plural ("they have ..."), from
+    the singular phrases of the phrase table.
 
     Parameters
     ----------
@@ -376,6 +389,9 @@ def predicate(network: Any, target: str, state: Any) -> str:
 
 def question(target: str, state: Any, phrases: Any = None) -> str:
     """The question asking for P(target = state) in natural language.
+
+    Built from the network's phrase table, in the papers' wording; it asks about one
+    state of one variable.
 
     Parameters
     ----------

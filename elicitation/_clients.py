@@ -171,6 +171,10 @@ def _norm_token(token: Any) -> str:
 def token_belief(logprobs: Any) -> float:
     """P(Yes) / (P(Yes) + P(No)) from a response's token log-probabilities.
 
+    A second reading of the model's belief, beside the number it writes: where the
+    server returns log-probabilities, the share of probability the model puts on Yes
+    rather than No at its forced choice.
+
     Parameters
     ----------
     logprobs : dict

@@ -51,6 +51,10 @@ def run_pairs(
 ) -> ElicitationResult:
     """Elicit conditional forecasts for question pairs; return the pairs table.
 
+    Each question pair is asked P(A), P(A | B) and P(A | not B) (and the reverse
+    direction with ``reverse``), under each prompt variant, through the response cache;
+    the table is the one :func:`coherence.conditional_forecasting` reads.
+
     Parameters
     ----------
     pairs : pandas.DataFrame

@@ -162,6 +162,10 @@ def parse_probabilities(text: Any, labels: Sequence[str] = ("No", "Yes"), *,
                         sum_tolerance: float = 0.02, final: bool = False) -> Parsed:
     """Read one probability per label from a reply.
 
+    The rules run from strict to tolerant; a reply that could be read two ways fails
+    with its reason rather than being guessed, and numbers that do not sum to one are
+    divided by their sum, the numbers as written kept beside them.
+
     Parameters
     ----------
     text : str

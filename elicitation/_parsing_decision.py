@@ -94,6 +94,10 @@ def _other_answer(body: str, labels: tuple[str, ...], answer: str | None) -> str
 def parse_decision(text: Any, labels: Sequence[str] = PAPER_DECISION_LABELS) -> Parsed:
     """Read an action (yes / no / defer) from a reply to a decision template.
 
+    Like :func:`parse_probabilities`, it tries strict rules first and tolerant ones
+    after, and never guesses: a reply that could be read two ways fails with its reason
+    rather than become an action.
+
     Parameters
     ----------
     text : str

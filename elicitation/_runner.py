@@ -56,6 +56,11 @@ def run(
 ) -> ElicitationResult:
     """Elicit beliefs and actions for every context; return the belief/action table.
 
+    Each context is asked each prompt's belief question and the decision question,
+    ``repetitions`` times, through the response cache: an interrupted run resumes, a
+    second run makes no call, and no reply is lost (those that do not parse are
+    reported, not dropped silently).
+
     Parameters
     ----------
     contexts : pandas.DataFrame

@@ -202,6 +202,10 @@ def run_study(config: str | os.PathLike[str] | Mapping[str, Any], *,
               progress: bool | None = None) -> StudyResult:
     """Design, elicit, test and report a whole study from one configuration.
 
+    The call behind ``coherence study``: it draws the design, asks every configured
+    model (a server or a simulated agent) through a response cache, runs the coherence
+    tests of the study's kind and writes the table, the raw replies and the HTML report.
+
     Parameters
     ----------
     config : str, path or mapping

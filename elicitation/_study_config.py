@@ -81,6 +81,10 @@ _TESTS_DEFAULTS: dict[str, Any] = {"tests": "all", "n_permutations": 1000,
 def load_study(config: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, Any]:
     """A study configuration, validated, with every default filled in.
 
+    Reads a study's TOML file (or a mapping), checks every key against the study's kind,
+    and fills in the defaults, so a mistake surfaces before any model is called;
+    :func:`run_study` calls it first.
+
     Parameters
     ----------
     config : str, path or mapping

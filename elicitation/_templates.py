@@ -438,6 +438,9 @@ def is_builtin(template: Template) -> bool:
 def register_template(template: Template, *, overwrite: bool = False) -> Template:
     """Add a template to the registry so runners can use it by name.
 
+    A template is a named prompt with the labels its replies are read by; once
+    registered, the runners ask it by its name (``prompts=[...]``).
+
     Parameters
     ----------
     template : Template
@@ -480,6 +483,10 @@ def register_template(template: Template, *, overwrite: bool = False) -> Templat
 def get_template(name: str | Template) -> Template:
     """The registered template called ``name`` (a :class:`Template` is returned as is).
 
+    The built-in templates are the papers' published prompts, verbatim, and the
+    toolkit's paraphrases of them; :func:`register_template` adds others. A name not
+    registered raises a ``ValueError``.
+
     See Also
     --------
     register_template : add a template to the registry.
@@ -497,6 +504,10 @@ def get_template(name: str | Template) -> Template:
 
 def template_names() -> list[str]:
     """Names of the registered templates, sorted.
+
+    The built-in templates (the papers' published prompts and the toolkit's paraphrases)
+    and those added by :func:`register_template`: the names a runner takes
+    (``prompts=``, ``decision=``).
 
     See Also
     --------

@@ -602,6 +602,13 @@ def prompt_consistency(
 ) -> ConsistencyResult:
     r"""Spread of beliefs over repetitions and shifts between prompt variants.
 
+    A coherent agent's belief should not depend on the wording of the question. For each
+    prompt variant the test compares the mean belief of every context with the reference
+    prompt's, corrected for the noise expected from the repetitions, so a noisy but
+    unbiased variant is not flagged; the p-values are a cluster bootstrap-t over
+    contexts (or a permutation of the prompt labels), and the spread over repetitions is
+    reported per variant.
+
     Parameters
     ----------
     data : pandas.DataFrame or convertible

@@ -417,6 +417,12 @@ def elicitation_diagnostics(
 ) -> ElicitationDiagnostics:
     """Describe a belief/action table's stated beliefs and flag a degenerate elicitation.
 
+    Run it before any coherence test. On a table whose beliefs barely vary (one value,
+    or mostly the prompt's example value) conditional independence, no leakage and
+    monotonicity hold trivially, and their large p-values say nothing; this reports the
+    beliefs' range, spread and heaping, their rank association with the truth or the
+    outcome and the action mix, and flags such a table as degenerate.
+
     Parameters
     ----------
     data : DataFrame

@@ -440,6 +440,13 @@ def leakage_test(
 ) -> LeakageResult:
     r"""How much does the outcome improve the prediction of the action beyond the belief?
 
+    An agent that acts on its stated belief gives the outcome nothing to add: once the
+    belief (and the evidence) is known, the realised outcome should not help predict the
+    action. The test predicts the action with and without the outcome, compares the
+    out-of-fold log-losses, and tests the reduction by permuting the outcome among
+    contexts matched on belief and evidence (or by a paired t-test,
+    ``method='paired'``).
+
     Parameters
     ----------
     data : pandas.DataFrame or convertible

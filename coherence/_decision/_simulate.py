@@ -193,6 +193,12 @@ class Agent:
     ) -> Agent:
         """A random-utility agent that acts on the belief it holds.
 
+        Its belief is the true posterior, distorted by ``weighting`` and ``bias`` and
+        rounded to ``grid``; it chooses yes, no or defer with logit choice probabilities
+        from the expected loss of each at that belief (``temperature`` the noise). It is
+        the coherent agent of the tests' nulls; each other constructor changes one thing
+        about it.
+
         Parameters
         ----------
         grid : float or None
@@ -443,6 +449,14 @@ def simulate(
     rng: RNGLike = None,
 ) -> SimulatedStudy:
     """Simulate a belief/action study with a known ground truth.
+
+    The agents of :class:`Agent` each break one law of coherence, or none: the rational
+    agent acts on the belief it holds; the leaky one also sees a signal about the
+    outcome; the nonmonotone one defers in a band of beliefs, so its choice shares are
+    not monotone in the belief; the prompt-sensitive one shifts its belief with the
+    wording. The true posteriors and what each agent acted on are known, so the study
+    says what every test should find: for checking a test's size and power, or a
+    pipeline from end to end.
 
     Parameters
     ----------

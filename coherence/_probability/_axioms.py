@@ -155,6 +155,11 @@ def total_probability_check(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
                             p_b: Any = None, tol: float = 0.05) -> TotalProbabilityResult:
     r"""Law-of-total-probability feasibility of elicited P(A), P(A|B=1), P(A|B=0).
 
+    Some P(B) in [0, 1] reproduces the stated P(A) from P(A | B=1) and P(A | B=0)
+    exactly when P(A) lies between the two conditionals. Each row is checked against
+    that, with a tolerance, and the implied P(B) is reported; the share of feasible rows
+    has a Wilson interval and no p-value (a descriptive check).
+
     Parameters
     ----------
     p_a, p_a_given_b1, p_a_given_b0 : array_like of float in [0, 1]
@@ -306,6 +311,11 @@ def bayes_check(p_a: Any, p_b: Any, p_a_given_b1: Any, p_a_given_b0: Any, p_b_gi
                 n_resamples: int = 9999, rng: RNGLike = None) -> BayesCheckResult:
     r"""Bayes consistency of conditionals elicited in both directions.
 
+    When a pairs run elicits both directions (P(A), P(A|B) and P(B), P(B|A)), Bayes'
+    rule ties them: the joint distribution of (A, B) computed from either side must be
+    the same. The error of a row is how far the two joints differ; the check is
+    descriptive, an interval and no p-value.
+
     Parameters
     ----------
     p_a, p_b : array_like of float in [0, 1]
@@ -456,6 +466,11 @@ def classify_updates(d1: np.ndarray, d0: np.ndarray, eps: float) -> np.ndarray:
 def update_direction(p_a: Any, p_a_given_b1: Any, p_a_given_b0: Any, *,
                      eps: float = 0.02) -> UpdateDirectionResult:
     r"""Classify the direction in which learning B moves the forecast of A.
+
+    When B matters to A, learning that B happened and learning that it did not should
+    move the forecast of A in opposite directions. Each row is classified as monotonic,
+    no update, partial or inconsistent, and the share of monotonic rows is reported with
+    a Wilson interval.
 
     Parameters
     ----------

@@ -94,6 +94,11 @@ def negation_check(p_a: Any, p_not_a: Any, *, beta: float = 1e-3,
                    rng: RNGLike = None) -> NegationCheckResult:
     r"""Violation of P(A) + P(not A) = 1 (Paleka et al. 2025).
 
+    The simplest consistency law, on (A, not A) forecasts: each pair's log-score
+    arbitrage (0 exactly when the two sum to one) and its frequentist violation, with
+    their means, medians and the shares above the thresholds. For the authors' flags and
+    their other checkers, use :func:`consistency_check`.
+
     Parameters
     ----------
     p_a, p_not_a : array_like of float in [0, 1]
@@ -232,6 +237,11 @@ def conditional_tuple_check(p_a: Any, p_b_given_a: Any, p_a_and_b: Any, *,
                             n_resamples: int = 9999,
                             rng: RNGLike = None) -> ConditionalTupleResult:
     r"""Violation of P(A and B) = P(A) P(B|A) for (A, B|A, A and B) tuples.
+
+    For tuples (A, B given A, A and B) the product rule ties the three forecasts. Each
+    tuple's absolute deviation and its log-score arbitrage are reported, with their
+    means, medians and the shares above the thresholds; the check is descriptive, an
+    interval and no p-value.
 
     Parameters
     ----------

@@ -216,6 +216,11 @@ def frequentist_violation(checker: str, forecasts: Any, *, beta: float = 1e-3,
                           definition: str = "paper") -> np.ndarray:
     r"""Per-tuple frequentist violation of one checker (Paleka et al. 2025).
 
+    Each tuple's deviation from its checker's identity (or, for the inequality checkers,
+    from its bound), divided by the deviation's delta-method standard deviation for a
+    forecaster whose every forecast is binomially noisy (regularised by ``beta``): the
+    same deviation counts more near 0 and 1, where such noise is small.
+
     Parameters
     ----------
     %(checker_forecasts)s
@@ -326,6 +331,11 @@ def _arbitrage(spec: _Spec, f: np.ndarray, definition: str) -> tuple[np.ndarray,
 @fill_doc
 def arbitrage_violation(checker: str, forecasts: Any, *, definition: str = "paper") -> np.ndarray:
     r"""Per-tuple arbitrage violation of one checker, in nats (Paleka et al. 2025).
+
+    The arbitrage violation is the log-score profit that a trader who knows nothing
+    about the questions can guarantee against the forecasts in every possible world: 0
+    for coherent forecasts, larger the further they are from every coherent set.
+    ``definition`` chooses between the paper's formula and the authors' code.
 
     Parameters
     ----------
@@ -554,6 +564,12 @@ def consistency_check(data: Any, checker: str, *, columns: Mapping[str, str] | N
                       n_resamples: int = 9999,
                       rng: RNGLike = None) -> ConsistencyCheckResult:
     r"""One consistency checker of Paleka et al. (2025) over a table of tuples.
+
+    Takes a table of forecast tuples of one checker (negation, paraphrase, and, or,
+    cond, ...) and returns each tuple's arbitrage and frequentist violations, their
+    means, medians and shares flagged, with bootstrap-t intervals over tuples. Whether
+    the violations exceed what the forecaster's own noise produces is
+    :func:`consistency_noise_test`'s question.
 
     Parameters
     ----------

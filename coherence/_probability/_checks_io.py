@@ -267,6 +267,11 @@ def _tuple_rows(records: Iterable[Any], questions: tuple[str, ...], checker: str
 def read_consistency_tuples(source: Any, *, checker: str | None = None) -> pd.DataFrame:
     """Read tuples in the layout of Paleka et al.'s released files into a table.
 
+    Reads the JSON-lines files the authors released (one per checker: NegChecker.jsonl,
+    ...) into the table :func:`consistency_check` takes, keeping the published
+    violations beside the forecasts for comparison. A tuple given twice, or a forecast
+    written as text, raises and names the line.
+
     Parameters
     ----------
     source : path, or iterable of str or dict

@@ -330,6 +330,11 @@ def random_forest_baseline(
 ) -> pd.DataFrame:
     """Baseline probabilities for :func:`iterated_expectation_check` from a ground-truth sample.
 
+    Even an estimator fitted to finite data is not exactly coherent, so
+    :func:`iterated_expectation_check` sets the agent's gap beside a baseline's. This
+    fits that baseline on a ground-truth sample: cross-validated random forests (or a
+    scikit-learn classifier of yours) for P(y | x), P(y | x, z) and P(z | x).
+
     Parameters
     ----------
     ground_truth : pandas.DataFrame
@@ -524,6 +529,13 @@ def iterated_expectation_check(
     n_resamples: int = 9999, rng: RNGLike = None,
 ) -> IteratedExpectationResult:
     r"""Law-of-iterated-expectation check of elicited probabilities.
+
+    A coherent agent's P(y | x) is the average over a withheld variable z of its P(y |
+    x, z), weighted by its P(z | x). The check measures how far the elicited numbers are
+    from that identity and sets the gap beside a baseline's (exact posteriors, or a
+    model fitted to a ground-truth sample), since even a good estimator fitted to finite
+    data is not exactly coherent; the statistic is the median ratio of the two, with a
+    bootstrap interval over contexts.
 
     Parameters
     ----------

@@ -428,6 +428,12 @@ def conditional_forecasting(
 ) -> PairsResult:
     r"""Conditional-forecasting coherence of a pairs table, per category and model.
 
+    For each question pair the forecaster gave P(A) and P(A | B) for both outcomes of B;
+    once both resolve, the test asks whether conditioning on what happened to B improved
+    the Brier score of A. Per run and category it reports the mean improvement with its
+    p-value and interval, the win rate and the sensitivity, and the axiom checks that
+    need no outcomes (update direction, total probability, Bayes).
+
     Parameters
     ----------
     pairs : pandas.DataFrame or convertible

@@ -99,6 +99,11 @@ def _scalar(value: Any) -> Any:
 def read_pairs(path: str | Path) -> pd.DataFrame:
     """Read a pairs result file into the pairs table of the design notes (docs/design.md).
 
+    Reads the result file of a conditional-forecasting run (JSON in the field's layout,
+    CSV or parquet) into one row per question pair, with the run's label and metadata as
+    columns, ready for :func:`conditional_forecasting`. Failed elicitations are kept and
+    flagged, not dropped, so the test can count them.
+
     Parameters
     ----------
     path : str or pathlib.Path

@@ -415,6 +415,11 @@ def pairs_power(
 ) -> PairsPowerResult:
     r"""How many pairs are needed to detect a mean Brier improvement or a win rate.
 
+    Plan a conditional-forecasting study before running it: from the effect to detect (a
+    mean Brier improvement with its spread, or a win rate), or from a pilot's
+    improvements, it finds the smallest number of pairs that reaches the power asked
+    for, and checks that number by simulating studies of that size.
+
     Parameters
     ----------
     pilot : pandas.DataFrame, optional

@@ -447,6 +447,12 @@ def report(
 ) -> CoherenceReport:
     """Run every applicable coherence test on every (model, dataset) cell.
 
+    The one call for a whole study: the belief/action table is split into cells (by
+    model and dataset, those present), every test whose columns are present runs on each
+    cell (conditional independence, leakage, monotonicity, prompt consistency, ...), and
+    the p-values of the whole report are adjusted together (Holm by default). The report
+    prints as a table, renders as HTML and records how to rerun it.
+
     Parameters
     ----------
     data : DataFrame

@@ -398,6 +398,12 @@ def calibration_error(data: Any, *, probability: str = "probability",
                       rng: RNGLike = None) -> CalibrationErrorResult:
     r"""Debiased binned calibration error with a bootstrap interval.
 
+    The plug-in binned calibration error (the reliability term of the Brier score) is
+    biased upward: even a perfectly calibrated forecaster scores above 0, the more so
+    the fewer forecasts per bin. This estimator removes that bias (Kumar, Liang and Ma
+    2019), so it can be negative, and its interval resamples the forecasts (or the
+    clusters of ``group``).
+
     Parameters
     ----------
     data : pandas.DataFrame or convertible
@@ -655,6 +661,12 @@ def smooth_ece(data: Any, *, probability: str = "probability", outcome: str = "o
                definition: str = "paper", n_grid: int = 1000, n_resamples: int = 200,
                confidence_level: float = 0.95, rng: RNGLike = None) -> SmoothECEResult:
     r"""SmoothECE and the smoothed reliability diagram (Blasiok and Nakkiran 2023).
+
+    A binned calibration error depends on its bins. SmoothECE replaces them by a
+    Gaussian kernel, reflected at 0 and 1, whose bandwidth the data choose (a fixed
+    point: the bandwidth equals the error it gives), which makes it a consistent
+    calibration measure; it comes with the smoothed reliability diagram and a bootstrap
+    band.
 
     Parameters
     ----------

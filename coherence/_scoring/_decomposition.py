@@ -540,6 +540,12 @@ def brier_decomposition(
 ) -> BrierDecompositionResult:
     r"""Split a Brier score into incoherence, calibration, resolution and uncertainty.
 
+    The Brier score of linked questions is split into what coherence alone would save
+    (the incoherence: the Brier counterpart of the arbitrage of
+    :func:`arbitrage_violation`), then the reliability, resolution and uncertainty of
+    the coherent forecasts and the within-bin remainder. Each part comes with an
+    interval that resamples the linked questions.
+
     Parameters
     ----------
     data : pandas.DataFrame or convertible

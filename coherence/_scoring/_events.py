@@ -172,6 +172,11 @@ def key_event_recall(
 ) -> KeyEventRecallResult:
     """Key-event recall: how many of a question's most important events a forecast found.
 
+    A question's key events are its hindsight events of largest impact (magnitude times
+    confidence); a forecast's recall is the share of them its own graph contains, events
+    matched by their text (BM25 and token F1) and, optionally, their dates. The mean
+    recall's interval takes the question as its unit.
+
     Parameters
     ----------
     forecast_events : pandas.DataFrame or convertible
@@ -712,6 +717,10 @@ def grounding_split(scores: ForecastScoresResult, *,
                     key_events: KeyEventRecallResult | None = None,
                     sources: SourcePrecisionResult | None = None) -> pd.DataFrame:
     """KER and source precision of correct versus incorrect forecasts.
+
+    Do correct forecasts rest on better evidence? The key-event recall and the source
+    precision of each forecast are split by whether the forecast was right, as
+    :func:`forecast_scores` judged it; the means are descriptive, with no interval.
 
     Parameters
     ----------

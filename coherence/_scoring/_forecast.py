@@ -492,6 +492,12 @@ def forecast_scores(
 ) -> ForecastScoresResult:
     """Accuracy, Brier score and log score per model and pooled, with calibration.
 
+    Every forecast is scored against what happened (binary, multiclass or chosen-option
+    forecasts; the Brier convention used is recorded), then averaged per model and over
+    all models. Forecasts of one question are not independent, so the intervals are
+    cluster bootstrap-t over questions; with ``cutoffs``, the scores are also given
+    after :func:`contamination_filter`.
+
     Parameters
     ----------
     forecasts : pandas.DataFrame or convertible

@@ -385,6 +385,11 @@ def forecastbench_scores(data: Any, *, question: str = "question", model: str = 
                          n_resamples: int = 999, rng: RNGLike = None) -> ForecastBenchResult:
     r"""The ForecastBench leaderboard scores, with bootstrap intervals over questions.
 
+    The scores of ForecastBench's leaderboard for binary questions: the Brier score, the
+    difficulty-adjusted Brier score (question fixed effects estimated on a set of
+    forecasters), the Brier Index, the peer score and the Brier skill scores against a
+    naive forecaster, each with a bootstrap interval over questions.
+
     Parameters
     ----------
     data : pandas.DataFrame or convertible

@@ -195,6 +195,11 @@ def hindsight_graph_quality(
 ) -> GraphQualityReport:
     """Apply the benchmark's quality gates to each question's hindsight graph.
 
+    A hindsight graph too small or too shallow to judge a forecast against is set aside
+    before the graph metrics, as the benchmark does: after rejected events and weak
+    edges are removed, each question's graph must reach minimum numbers of hops, nodes,
+    sources and edges. The report names the gates each failing question missed.
+
     Parameters
     ----------
     hindsight_events : pandas.DataFrame or convertible

@@ -543,6 +543,13 @@ def reasoning_graph_metrics(
     """Evidence and reasoning metrics of forecast graphs, as the benchmark's evaluator
     computes them, after the hindsight-graph quality gates.
 
+    The metrics of the benchmark's evaluator for a forecast's causal graph against the
+    question's hindsight graph: event precision, recall and F1, key-event recall and
+    precision, the same over the events accessible at the simulated date, date errors
+    and depth. Each is given per forecast and per model, the headline with an interval
+    over questions; questions whose hindsight graph fails
+    :func:`hindsight_graph_quality` are left out first.
+
     Parameters
     ----------
     forecast_events : pandas.DataFrame or convertible

@@ -118,6 +118,11 @@ def simulated_dates(tasks: Any, *, positions: Sequence[str | float] = ("midpoint
                     rng: RNGLike = None) -> pd.DataFrame:
     """Simulated dates of each question at the requested horizon positions.
 
+    The benchmark asks each question as if on a date between its start and its
+    resolution; this gives that date at each position asked for (the midpoint, a band
+    such as early or late, one day before resolution, or a fraction of the window), for
+    building the prompts of a horizon study.
+
     Parameters
     ----------
     tasks : pandas.DataFrame or convertible
@@ -229,6 +234,10 @@ def horizon_positions(forecasts: Any, *, start: str = "start",
                       real_time: str | None = None) -> pd.Series:
     """The horizon position of each forecast from its simulated date.
 
+    Labels each forecast by how far through its question's window (start to resolution)
+    its simulated date falls, in the benchmark's bands: early, mid, late or near
+    resolution. The labels are what :func:`accuracy_by_horizon` groups by.
+
     Parameters
     ----------
     forecasts : pandas.DataFrame or convertible
@@ -339,6 +348,11 @@ def accuracy_by_horizon(forecasts: Any, *, horizon: str = "horizon", by: str = "
                         n_resamples: int = 2000, confidence_level: float = 0.95,
                         rng: RNGLike = None) -> HorizonAccuracyResult:
     """Accuracy at each horizon position, per model and pooled.
+
+    Use it to see whether forecasts improve as the resolution nears, on the horizon
+    labels of :func:`horizon_positions`. Forecasts of one question are correlated, so
+    every interval takes the question as its unit (a cluster-robust standard error over
+    questions; nothing is drawn).
 
     Parameters
     ----------
@@ -466,6 +480,10 @@ def plot_accuracy_by_horizon(result: HorizonAccuracyResult, *, pooled: bool = Tr
                              ax: Axes | None = None) -> Axes:
     """Accuracy against horizon position, one line per model, with interval bars.
 
+    Draws a result of :func:`accuracy_by_horizon`: accuracy at each horizon position,
+    one line per model (and the pooled line unless ``pooled=False``), its intervals as
+    error bars.
+
     Parameters
     ----------
     result : HorizonAccuracyResult
@@ -520,6 +538,10 @@ def rolling_accuracy(forecasts: Any, *, start: str = "start", by: str = "model",
                      correct: str = "correct", window: str | int = "30D",
                      min_periods: int = 5) -> pd.DataFrame:
     """Accuracy rolling over question start time, per model.
+
+    Shows whether a model's accuracy changes with the time its questions opened, for
+    instance past its training cutoff: the mean correctness over a moving window of
+    start times (a time span or a number of forecasts), per model.
 
     Parameters
     ----------
@@ -658,6 +680,10 @@ def _time_windows(s: pd.Series, nanos: int, min_periods: int) -> tuple[pd.Series
 def plot_rolling_accuracy(rolling: pd.DataFrame, *, cutoffs: Mapping[str, Any] | None = None,
                           by: str = "model", ax: Axes | None = None) -> Axes:
     """Rolling accuracy against question start time, model cutoffs marked.
+
+    Draws a table of :func:`rolling_accuracy`, one line per model; with ``cutoffs``,
+    each model's training cutoff marked, where a drop in accuracy would show memory
+    rather than skill.
 
     Parameters
     ----------

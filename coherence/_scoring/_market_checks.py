@@ -162,6 +162,11 @@ def turning_points(prices: Any, *, min_change: float = 0.05, window_days: float 
                    price_date: str = "date", price: str = "price") -> pd.DataFrame:
     """Times at which a market moved by at least ``min_change``.
 
+    A turning point is a price that differs by at least ``min_change`` from a price of
+    the previous ``window_days`` (the paper's rule; ``convention='code'``, the authors'
+    reversal detector). The turning points are the reference of the turning-point
+    metrics of :func:`market_signal_metrics`.
+
     Parameters
     ----------
     prices : pandas.DataFrame or convertible
@@ -337,6 +342,12 @@ def market_checks(events: Any, prices: Any, *, window_days: float = 3.0,
                   confidence_level: float = 0.95, rng: RNGLike = None) -> MarketChecksResult:
     """Net-direction check, pooled pressure-price correlation and event-local agreement
     across questions.
+
+    Three checks of forecast graphs against market prices over many questions: whether
+    each question's net pressure has the sign of its net price move, the correlation of
+    the pressure curve with the price pooled within questions, and the agreement of
+    events with the local price moves. The net-direction share has an exact binomial
+    p-value and a Clopper-Pearson interval.
 
     Parameters
     ----------

@@ -219,6 +219,12 @@ def market_signal_metrics(reasoning: Any, hindsight_events: Any, prices: Any, *,
                           rng: RNGLike = None) -> MarketSignalResult:
     """Did forecast graphs find the events the market reacted to?
 
+    A market signal is a hindsight event after which the price moved by at least
+    ``min_move`` in the direction of its impact. The metrics ask how many of those
+    signals, and of those near a turning point of the market, a forecast's graph found
+    (recall), and how many of its events were signals (precision); the mean recall's
+    interval takes the question as its unit.
+
     Parameters
     ----------
     reasoning : ReasoningGraphResult

@@ -54,6 +54,11 @@ def causal_pressure(events: Any, *, date: str = "date", direction: str = "direct
                     magnitude: str = "magnitude", confidence: str = "confidence") -> pd.DataFrame:
     """Cumulative causal pressure :math:`P_k = \\sum_{i \\le k} d_i m_i c_i` over dated events.
 
+    Each event of a forecast's causal graph pushes the question toward YES or NO
+    (direction d) with a magnitude m and a confidence c; the running sum of their
+    impacts over time is the pressure the graph says the question was under, to be set
+    beside a market's price (:func:`market_alignment`, :func:`market_checks`).
+
     Parameters
     ----------
     events : pandas.DataFrame or convertible
@@ -220,6 +225,12 @@ def market_alignment(events: Any, prices: Any, *, window_days: float = 3.0,
                      price_date: str = "date", price: str = "price") -> MarketAlignmentResult:
     """Do events move the market the way the forecast's causal graph says?
 
+    Each dated event of a forecast's graph has an impact (direction times magnitude
+    times confidence); it is aligned when the market price moved in the impact's
+    direction around it. The share of aligned events is set against one half by an exact
+    binomial test, descriptive only, since the events of one question are not
+    independent draws.
+
     Parameters
     ----------
     events : pandas.DataFrame or convertible
@@ -357,6 +368,10 @@ def plot_causal_pressure(curve: pd.DataFrame, prices: Any = None, *, date: str =
                          price_date: str = "date", price: str = "price",
                          ax: Axes | None = None) -> Axes:
     """Step plot of the causal pressure curve, with an optional market-price line.
+
+    Draws a curve of :func:`causal_pressure` as steps over time; with ``prices``, the
+    market's price on the same time axis, to see whether the market moved when the graph
+    says the pressure did.
 
     Parameters
     ----------

@@ -255,6 +255,11 @@ def question_scores(
     """Score a table that mixes question types: accuracy for all, Brier and log
     score for binary and multiple choice.
 
+    For a benchmark whose questions are binary, multiple choice, quantities, intervals
+    or timeframes: every row gets an accuracy, the binary and multiple-choice rows a
+    Brier and a log score as well. Scores are per model and per question type, with
+    intervals over questions.
+
     Parameters
     ----------
     forecasts : pandas.DataFrame or convertible
@@ -629,6 +634,11 @@ def validate_tasks(tasks: Any, *, question: str = "question", start: str = "star
                    resolution_date: str = "resolution_date", outcome: str = "outcome",
                    type: str = "type", domain: str = _DOMAIN) -> pd.DataFrame:
     """Check a task table against the benchmark's schema and return it with parsed dates.
+
+    Run it first on a benchmark's task table: the required columns, the question types,
+    the outcomes and the dates (a resolution after the start, a simulated date between
+    them) are checked, a ``ValueError`` names the offending rows, and the table comes
+    back with its dates parsed and the horizon in days.
 
     Parameters
     ----------

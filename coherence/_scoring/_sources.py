@@ -135,6 +135,10 @@ def source_precision(citations: Any, reference: Any, *, by: str = "model",
                      rng: RNGLike = None) -> SourcePrecisionResult:
     """Share of a forecast's cited sources that are among the reference sources.
 
+    Sets a forecast's citations beside the reference sources of its question: the share
+    of cited sources that are reference sources, per forecast, and their mean with an
+    interval over questions.
+
     Parameters
     ----------
     citations : pandas.DataFrame or convertible

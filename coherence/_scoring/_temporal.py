@@ -150,6 +150,12 @@ def contamination_filter(forecasts: Any, cutoffs: Mapping[str, Any] | str, *,
                          opened: str = "opened") -> ContaminationFilterResult:
     """Drop (model, question) pairs whose question opened before the model's cutoff.
 
+    A model may remember the answer to a question that opened before its training data
+    ended, so its score there measures memory rather than forecasting. This keeps the
+    (model, question) pairs whose question opened on or after the model's cutoff and
+    returns what it dropped, so scores can be compared before and after; a cutoff given
+    as a month, a quarter or a year is read as that period's end (Notes).
+
     Parameters
     ----------
     forecasts : pandas.DataFrame or convertible

@@ -1,4 +1,9 @@
-"""Every public function says where to go next: a numpydoc "See Also" section.
+"""Every public function says what it is for and where to go next: a numpydoc extended
+summary and a "See Also" section.
+
+The extended summary (numpydoc's ES01) follows the one-line summary: what the function
+is for, the method in a sentence, when to use it, so that ``help()`` answers before the
+parameters.
 
 As in scipy.stats, the test families link to each other (the decision-coherence tests,
 the probability-axiom checks, the forecast scores, the report and the tests it runs),
@@ -71,6 +76,45 @@ def test_see_also_section(name: str, obj: object) -> None:
         for target in match["names"].split(", "):
             assert target != name.partition(".")[2], f"{name} refers to itself"
             assert resolves(target, package), f"{name}: See Also names {target!r}, not public"
+
+
+def extended_summary(obj: object) -> str | None:
+    """The paragraph after the one-line summary, or None when a section comes first."""
+    paragraphs = (inspect.getdoc(obj) or "").split("\n\n")
+    if len(paragraphs) < 2:
+        return None
+    lines = paragraphs[1].splitlines()
+    is_section = len(lines) >= 2 and set(lines[1]) == {"-"}
+    return None if is_section else paragraphs[1]
+
+
+@pytest.mark.parametrize(("name", "obj"), FUNCTIONS, ids=[name for name, _ in FUNCTIONS])
+def test_extended_summary(name: str, obj: object) -> None:
+    text = extended_summary(obj)
+    assert text, f"{name}: no extended summary between the one-line summary and the sections"
+    assert len(text.split()) >= 12, f"{name}: the extended summary says too little: {text!r}"
+
+
+def test_extended_summary_parser() -> None:
+    def with_one() -> None:
+        """Do it.
+
+        Because it is needed, in the way the paper does it.
+
+        Parameters
+        ----------
+        """
+
+    def without() -> None:
+        """Do it.
+
+        Parameters
+        ----------
+        """
+
+    assert extended_summary(with_one) == "Because it is needed, in the way the paper does it."
+    assert extended_summary(without) is None
+    assert extended_summary(lambda: None) is None
 
 
 def test_section_parser() -> None:
